@@ -1,0 +1,55 @@
+# osFoundry Rooms. `make run` serves a demo on http://127.0.0.1:8000; `make test` runs everything.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+WORKERS ?= 1
+
+.PHONY: run test lint fmt check-python venv install install-dev browser serve
+
+check-python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' || { \
+	  echo "osFoundry needs Python 3.12 or newer; '$(PYTHON)' is $$($(PYTHON) --version 2>&1)."; \
+	  echo "Install it (pyenv install 3.12, or your OS package python3.12) and run again,"; \
+	  echo "or pass one explicitly: make PYTHON=/path/to/python3.12 run"; exit 1; }
+
+$(BIN)/python: | check-python
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+venv: check-python $(BIN)/python
+
+install: venv
+	$(BIN)/pip install --quiet -e .
+
+install-dev: venv
+	$(BIN)/pip install --quiet -e '.[dev]'
+
+# Debian's Chromium for the browser tests (never `playwright install`: no downloads here).
+browser:
+	@test -x /usr/bin/chromium || { \
+	  echo "Installing Debian's chromium for the browser tests..."; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null \
+	  || echo "Could not install chromium: the browser tests will fail until /usr/bin/chromium exists."; }
+
+run: install
+	$(BIN)/python manage.py migrate --noinput -v0
+	$(BIN)/python manage.py collectstatic --noinput -v0
+	$(BIN)/python manage.py seed_demo
+	@echo "  Console: http://127.0.0.1:$(PORT)/   MCP: http://127.0.0.1:$(PORT)/api/v1/external-mcp"
+	$(BIN)/uvicorn osfoundry.asgi:application --host 127.0.0.1 --port $(PORT) --workers $(WORKERS) --no-access-log
+
+lint: install-dev
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+
+fmt: install-dev
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+test: install-dev browser
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/python manage.py makemigrations --check --dry-run
+	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -1,0 +1,100 @@
+"""Mounts the apps' routers under /api/v1/ and maps domain errors to JSON once."""
+
+from django.conf import settings
+from ninja import NinjaAPI
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from pydantic import BaseModel
+
+from rooms.api import router as rooms_router
+
+from .auth import InsufficientScope
+from .errors import DomainError, describe_validation_error
+
+
+class API(NinjaAPI):
+    def validation_error_from_error_contexts(self, error_contexts) -> ValidationError:
+        # Keep what ninja strips (the input, the allowed fields), so messages can name the fix.
+        errors = []
+        for context in error_contexts:
+            model = context.model
+            allowed = [
+                name
+                for field in model.model_fields.values()
+                if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)
+                for name in field.annotation.model_fields
+            ]
+            for error in context.pydantic_validation_error.errors(include_url=False):
+                error["loc"] = (model.__ninja_param_source__,) + tuple(error["loc"])
+                error["allowed"] = allowed
+                errors.append(error)
+        return ValidationError(errors)
+
+
+api = API(
+    title="osFoundry Rooms API",
+    version="1",
+    urls_namespace="api",
+    docs_url="/docs",
+    description=(
+        "Agents propose apps to Rooms; Room owners approve them. Authenticate with "
+        "`Authorization: Bearer <token>` (scopes osfoundry:read, osfoundry:write)."
+    ),
+)
+api.add_router("/", rooms_router)
+
+
+def error_response(request, status: int, body: dict, headers: dict | None = None):
+    response = api.create_response(request, {"error": body}, status=status)
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response
+
+
+@api.exception_handler(DomainError)
+def domain_error(request, exc: DomainError):
+    headers = {}
+    if isinstance(exc, InsufficientScope):
+        headers["WWW-Authenticate"] = f'Bearer error="insufficient_scope", scope="{exc.scope}"'
+    elif exc.http_status == 401:
+        headers["WWW-Authenticate"] = 'Bearer error="invalid_token"'
+    return error_response(request, exc.http_status, exc.as_dict(), headers)
+
+
+@api.exception_handler(AuthenticationError)
+def unauthenticated(request, exc):
+    return error_response(
+        request,
+        401,
+        {
+            "code": "invalid_token",
+            "message": "A valid bearer token is required: send Authorization: Bearer <token>",
+        },
+        {"WWW-Authenticate": 'Bearer error="invalid_token"'},
+    )
+
+
+@api.exception_handler(ValidationError)
+def invalid_input(request, exc: ValidationError):
+    allowed = next((e.get("allowed") for e in exc.errors if e.get("allowed")), None)
+    error = describe_validation_error(exc.errors, allowed=allowed)
+    return error_response(request, 400, error.as_dict())
+
+
+@api.exception_handler(HttpError)
+def http_error(request, exc: HttpError):
+    message = str(exc)
+    if message.startswith("Cannot parse request body"):
+        message = "body: not valid JSON; send a JSON object with Content-Type: application/json"
+    return error_response(request, exc.status_code, {"code": "bad_request", "message": message})
+
+
+if not settings.DEBUG:
+    # Never a 500 page of HTML for an API client: an unexpected error is still JSON.
+    @api.exception_handler(Exception)
+    def unexpected(request, exc):
+        import logging
+
+        logging.getLogger("osfoundry.api").exception("unhandled API error")
+        return error_response(
+            request, 500, {"code": "server_error", "message": "Unexpected error; it was logged"}
+        )

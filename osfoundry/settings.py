@@ -1,0 +1,281 @@
+"""osFoundry Rooms settings: one file, every deployment knob from the environment.
+
+Defaults give the embedded mode (SQLite, in-memory channel layer, one process). Production sets
+DATABASE_URL, REDIS_URL, SECRET_KEY, ALLOWED_HOSTS and PUBLIC_ORIGIN; see .env.example.
+"""
+
+import os
+import secrets
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default).strip()
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = env_str(name)
+    if not raw:
+        return default
+    if raw.lower() in {"1", "true", "yes", "on"}:
+        return True
+    if raw.lower() in {"0", "false", "no", "off"}:
+        return False
+    raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean; use 1/0, true/false, yes/no.")
+
+
+def env_int(name: str, default: int, *, minimum: int = 0) -> int:
+    raw = env_str(name)
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer.") from None
+    if value < minimum:
+        raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}.")
+    return value
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = env_str(name)
+    if not raw:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_origin(name: str) -> str:
+    raw = env_str(name).rstrip("/")
+    if not raw:
+        return ""
+    parts = urlsplit(raw)
+    if parts.scheme not in {"http", "https"} or not parts.netloc or parts.path:
+        raise ImproperlyConfigured(
+            f"{name}={raw!r} must be an origin such as https://rooms.example.com (no path)."
+        )
+    return raw
+
+
+def database_from_url(url: str) -> dict:
+    parts = urlsplit(url)
+    if parts.scheme in {"postgres", "postgresql"}:
+        name = unquote(parts.path.lstrip("/"))
+        if not name:
+            raise ImproperlyConfigured("DATABASE_URL must name a database, e.g. .../osfoundry.")
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": name,
+            "USER": unquote(parts.username or ""),
+            "PASSWORD": unquote(parts.password or ""),
+            "HOST": parts.hostname or "",
+            "PORT": str(parts.port or ""),
+            "CONN_MAX_AGE": env_int("CONN_MAX_AGE", 60),
+            "CONN_HEALTH_CHECKS": True,
+        }
+    if parts.scheme == "sqlite":
+        # sqlite:///relative/to/project or sqlite:////absolute/path
+        path = url[len("sqlite:///") :]
+        return sqlite_database(BASE_DIR / path if path else BASE_DIR / "var" / "db.sqlite3")
+    raise ImproperlyConfigured(
+        f"DATABASE_URL scheme {parts.scheme!r} is not supported; use postgres:// or sqlite:///."
+    )
+
+
+def sqlite_database(path: Path) -> dict:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": path,
+        # IMMEDIATE: a writer takes the lock when its transaction starts, so two concurrent
+        # writers queue instead of failing with "database is locked" on upgrade.
+        "OPTIONS": {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        },
+        "TEST": {"NAME": BASE_DIR / "var" / "test.sqlite3"},
+    }
+
+
+def load_secret_key(debug: bool, production: bool) -> str:
+    key = env_str("SECRET_KEY")
+    if key:
+        if len(key) < 32 and not debug:
+            raise ImproperlyConfigured("SECRET_KEY must be at least 32 characters.")
+        return key
+    if production:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DATABASE_URL is set.")
+    # Embedded mode: keep a random key beside the SQLite database so sessions survive restarts.
+    path = BASE_DIR / "var" / "secret_key"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+DATABASE_URL = env_str("DATABASE_URL")
+REDIS_URL = env_str("REDIS_URL")
+IS_PRODUCTION = bool(DATABASE_URL) and not DATABASE_URL.startswith("sqlite")
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = load_secret_key(DEBUG, IS_PRODUCTION)
+PUBLIC_ORIGIN = env_origin("PUBLIC_ORIGIN")
+ALLOWED_HOSTS = env_list(
+    "ALLOWED_HOSTS",
+    [urlsplit(PUBLIC_ORIGIN).hostname] if PUBLIC_ORIGIN else ["127.0.0.1", "localhost", "[::1]"],
+)
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [PUBLIC_ORIGIN] if PUBLIC_ORIGIN else [])
+
+# Behind a TLS-terminating proxy (nginx, a load balancer): trust its X-Forwarded-Proto.
+BEHIND_TLS_PROXY = env_bool("BEHIND_TLS_PROXY", False)
+if BEHIND_TLS_PROXY:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    USE_X_FORWARDED_HOST = env_bool("USE_X_FORWARDED_HOST", False)
+SECURE_COOKIES = env_bool("SECURE_COOKIES", BEHIND_TLS_PROXY or PUBLIC_ORIGIN.startswith("https"))
+SESSION_COOKIE_SECURE = SECURE_COOKIES
+CSRF_COOKIE_SECURE = SECURE_COOKIES
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "channels",
+    "allauth",
+    "allauth.account",
+    "allauth.mfa",
+    "allauth.idp.oidc",
+    "rooms",
+    "agents",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
+]
+
+ROOT_URLCONF = "osfoundry.urls"
+ASGI_APPLICATION = "osfoundry.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+if DATABASE_URL:
+    DATABASES = {"default": database_from_url(DATABASE_URL)}
+else:
+    DATABASES = {"default": sqlite_database(BASE_DIR / "var" / "db.sqlite3")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+if REDIS_URL:
+    if urlsplit(REDIS_URL).scheme not in {"redis", "rediss", "unix"}:
+        raise ImproperlyConfigured("REDIS_URL must start with redis://, rediss:// or unix://.")
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": env_str("REDIS_PREFIX", "osfoundry")},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+# Tests and `runserver` without collectstatic: serve static files by their plain names.
+if not env_bool("STATIC_MANIFEST", True):
+    STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+    WHITENOISE_USE_FINDERS = True
+
+LOGIN_URL = "account_login"
+LOGIN_REDIRECT_URL = "rooms:inbox"
+LOGOUT_REDIRECT_URL = "account_login"
+
+# django-allauth: members are added by admins; sign-up stays closed unless SIGNUP_OPEN=1.
+SIGNUP_OPEN = env_bool("SIGNUP_OPEN", False)
+ACCOUNT_ADAPTER = "rooms.adapters.AccountAdapter"
+ACCOUNT_LOGIN_METHODS = {"username", "email"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "username*", "password1*", "password2*"]
+ACCOUNT_EMAIL_VERIFICATION = "none"
+ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip,5/5m/key"}
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
+
+MAILERS = {
+    "default": {
+        "BACKEND": env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+    }
+}
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "osfoundry@localhost")
+
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": env_str("REDIS_PREFIX", "osfoundry"),
+        }
+    }
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
+}
+
+# Product limits (documented in README "Limits").
+SNIPPET_MAX_FILES = env_int("SNIPPET_MAX_FILES", 64, minimum=1)
+SNIPPET_MAX_FILE_BYTES = env_int("SNIPPET_MAX_FILE_BYTES", 200_000, minimum=1)
+SNIPPET_MAX_TOTAL_BYTES = env_int("SNIPPET_MAX_TOTAL_BYTES", 1_000_000, minimum=1)
+IDEMPOTENCY_KEY_DAYS = env_int("IDEMPOTENCY_KEY_DAYS", 30, minimum=1)

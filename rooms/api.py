@@ -1,0 +1,107 @@
+from ninja import Query, Router, Schema
+from pydantic import Field
+
+from osfoundry.api_auth import bearer, principal_with
+from osfoundry.auth import READ, WRITE
+
+from . import services
+from .schemas import RepoProposalIn, SnippetProposalIn
+
+router = Router(tags=["rooms"], auth=bearer)
+
+
+class LimitQuery(Schema):
+    limit: int = Field(default=50, ge=1, le=50)
+
+
+class EventsQuery(Schema):
+    after_sequence: int = Field(default=0, ge=0)
+    limit: int = Field(default=50, ge=1, le=50)
+
+
+@router.get("/rooms", summary="List the Rooms you can reach")
+def list_rooms(request):
+    principal = principal_with(request, READ)
+    return {"rooms": services.list_rooms(principal.user)}
+
+
+@router.get("/rooms/{room_id}", summary="Read a Room")
+def read_room(request, room_id: str):
+    principal = principal_with(request, READ)
+    room = services.get_room_for_user(principal.user, room_id, agent=True)
+    return services.room_summary(room)
+
+
+@router.get("/rooms/{room_id}/apps", summary="List a Room's launcher apps in tab order")
+def list_room_apps(request, room_id: str, query: Query[LimitQuery]):
+    principal = principal_with(request, READ)
+    apps = services.list_room_apps(principal.user, room_id, limit=query.limit, agent=True)
+    return {"apps": apps}
+
+
+@router.get(
+    "/rooms/{room_id}/apps/{instance_id}", summary="An app's launcher entry and build state"
+)
+def read_app_status(request, room_id: str, instance_id: str):
+    principal = principal_with(request, READ)
+    app = services.get_app_for_user(principal.user, room_id, instance_id, agent=True)
+    return services.app_summary(app)
+
+
+@router.post(
+    "/rooms/{room_id}/proposals/snippet",
+    summary="Propose a snippet app",
+    response={200: dict, 201: dict},
+)
+def propose_snippet(request, room_id: str, payload: SnippetProposalIn):
+    principal = principal_with(request, WRITE)
+    result = services.propose_snippet(
+        caller=principal.user,
+        room_id=room_id,
+        name=payload.name,
+        files=payload.files,
+        idempotency_key=payload.idempotency_key,
+    )
+    return proposal_response(result)
+
+
+@router.post(
+    "/rooms/{room_id}/proposals/repo",
+    summary="Propose a pinned repository version",
+    response={200: dict, 201: dict},
+)
+def propose_repo_version(request, room_id: str, payload: RepoProposalIn):
+    principal = principal_with(request, WRITE)
+    result = services.propose_repo_version(
+        caller=principal.user,
+        room_id=room_id,
+        name=payload.name,
+        repository_id=payload.repository_id,
+        version_id=payload.version_id,
+        idempotency_key=payload.idempotency_key,
+    )
+    return proposal_response(result)
+
+
+def proposal_response(result):
+    created = not (result.replay or result.duplicate_of_pending)
+    return (201 if created else 200), services.proposal_result(result)
+
+
+@router.get("/proposals/{proposal_id}", summary="A proposal's status (for its proposer)")
+def read_proposal(request, proposal_id: str):
+    principal = principal_with(request, READ)
+    proposal = services.get_proposal_for_user(principal.user, proposal_id)
+    return services.proposal_summary(proposal)
+
+
+@router.get("/rooms/{room_id}/events", summary="Room events after a sequence")
+def room_events(request, room_id: str, query: Query[EventsQuery]):
+    principal = principal_with(request, READ)
+    return services.room_events_after(
+        principal.user,
+        room_id,
+        after_sequence=query.after_sequence,
+        limit=query.limit,
+        agent=True,
+    )

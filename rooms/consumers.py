@@ -1,0 +1,84 @@
+"""The Room event feed over a websocket, for members (session) and agents (bearer token)."""
+
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from osfoundry.auth import READ, authenticate_bearer, bearer_from_header
+from osfoundry.errors import DomainError
+
+from . import services
+from .events import room_group
+
+
+class RoomEventsConsumer(AsyncJsonWebsocketConsumer):
+    """Sends Room events as JSON in sequence order; `?after_sequence=N` resumes after N.
+
+    A live event is only a signal: the consumer re-reads from its last sent sequence, so a gap
+    (a missed group message, events during the backlog) fills itself in order, and members get
+    the same redacted view as the REST API.
+    """
+
+    async def connect(self):
+        self.room_id = str(self.scope["url_route"]["kwargs"]["room_id"])
+        self.user, self.is_agent = await self.authenticate()
+        if self.user is None:
+            await self.close(code=4401)
+            return
+        try:
+            await database_sync_to_async(services.get_room_for_user)(
+                self.user, self.room_id, agent=self.is_agent
+            )
+        except DomainError:
+            await self.close(code=4404)
+            return
+        self.last_sent = self.after_sequence_from_query()
+        await self.channel_layer.group_add(room_group(self.room_id), self.channel_name)
+        await self.accept()
+        await self.send_new_events()
+
+    async def authenticate(self):
+        headers = dict(self.scope.get("headers") or [])
+        raw = bearer_from_header(headers.get(b"authorization", b"").decode("latin-1"))
+        if raw:
+            principal = await database_sync_to_async(authenticate_bearer)(raw)
+            if principal is None or READ not in principal.scopes:
+                return None, True
+            return principal.user, True
+        user = self.scope.get("user")
+        if user is not None and user.is_authenticated:
+            return user, False
+        return None, False
+
+    def after_sequence_from_query(self) -> int:
+        query = parse_qs(self.scope.get("query_string", b"").decode())
+        try:
+            return max(int(query.get("after_sequence", ["0"])[0]), 0)
+        except ValueError:
+            return 0
+
+    async def disconnect(self, code):
+        if getattr(self, "last_sent", None) is not None:
+            await self.channel_layer.group_discard(room_group(self.room_id), self.channel_name)
+
+    async def receive_json(self, content, **kwargs):
+        # The feed is one-way; a client may ask to resume after a sequence.
+        if isinstance(content, dict) and isinstance(content.get("after_sequence"), int):
+            self.last_sent = max(content["after_sequence"], 0)
+            await self.send_new_events()
+
+    async def room_event(self, message):
+        if message["event"]["sequence"] > self.last_sent:
+            await self.send_new_events()
+
+    async def send_new_events(self):
+        while True:
+            page = await database_sync_to_async(services.room_events_after)(
+                self.user, self.room_id, after_sequence=self.last_sent, limit=50
+            )
+            for event in page["events"]:
+                await self.send_json(event)
+                self.last_sent = event["sequence"]
+            if len(page["events"]) < 50:
+                return

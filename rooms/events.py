@@ -1,0 +1,55 @@
+"""Room events: built here, appended in the caller's transaction, published after commit.
+
+The event row is written inside the same transaction as the state change it describes, so an
+event exists exactly when its change does. Publishing (websocket groups, long-poll wake-ups) waits
+for commit: nobody is told about a change that could still roll back.
+"""
+
+import logging
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+from .models import Room, RoomEvent
+
+logger = logging.getLogger(__name__)
+
+PROPOSAL_CREATED = "proposal.created"
+PROPOSAL_APPROVED = "proposal.approved"
+PROPOSAL_DECLINED = "proposal.declined"
+APP_CREATED = "app.created"
+APP_DEPLOYED = "app.deployed"
+
+
+def room_group(room_id) -> str:
+    return f"room-events.{room_id}"
+
+
+def append_room_event(*, room: Room, type: str, payload: dict) -> RoomEvent:
+    """Call inside a transaction that holds the lock on `room` (select_for_update)."""
+    room.last_event_sequence += 1
+    Room.objects.filter(pk=room.pk).update(last_event_sequence=room.last_event_sequence)
+    event = RoomEvent.objects.create(
+        room=room, sequence=room.last_event_sequence, type=type, payload=payload
+    )
+    data = event.as_dict()
+    transaction.on_commit(lambda: publish_room_event(data))
+    return event
+
+
+def publish_room_event(data: dict) -> None:
+    # Imported late: the wake-up module is shared with the agent network.
+    from agents import wakeups
+
+    wakeups.notify([wakeups.room_key(data["room_id"])])
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(
+            room_group(data["room_id"]), {"type": "room.event", "event": data}
+        )
+    except Exception:
+        # The event is stored; websocket clients catch up by resuming from their sequence.
+        logger.exception("could not publish room event %s", data.get("sequence"))

@@ -1,0 +1,73 @@
+"""Read one pinned commit out of a local git repository (no network, no working tree)."""
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from osfoundry.errors import Invalid
+
+MAX_FILES = 2000
+MAX_FILE_BYTES = 1_000_000
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    commit_hash: str
+    message: str
+    files: dict[str, str | None]  # None: binary or too large, listed but not stored
+
+
+def git(path: Path, *args: str, input: bytes | None = None) -> bytes:
+    result = subprocess.run(
+        ["git", "-C", str(path), *args], input=input, capture_output=True, timeout=60
+    )
+    if result.returncode != 0:
+        message = result.stderr.decode(errors="replace").strip().splitlines()
+        raise Invalid(f"git {args[0]}: {message[-1] if message else 'failed'}", field="path")
+    return result.stdout
+
+
+def read_commit(path: Path, ref: str) -> Snapshot:
+    if not (path / ".git").exists() and not (path / "HEAD").exists():
+        raise Invalid(f"path: {path} is not a git repository", field="path")
+    commit = git(path, "rev-parse", "--verify", f"{ref}^{{commit}}").decode().strip()
+    message = git(path, "log", "-1", "--format=%B", commit).decode(errors="replace").strip()
+    listing = git(path, "ls-tree", "-r", "-z", "--long", commit).split(b"\0")
+    entries = []
+    for line in filter(None, listing):
+        meta, _, name = line.partition(b"\t")
+        mode, kind, sha, size = meta.split()
+        if kind != b"blob":
+            continue  # submodules are not part of a pinned version's files
+        entries.append((name.decode(errors="replace"), sha.decode(), int(size)))
+    if len(entries) > MAX_FILES:
+        raise Invalid(f"path: {len(entries)} files at {ref}, at most {MAX_FILES}", field="path")
+    wanted = [sha for _, sha, size in entries if size <= MAX_FILE_BYTES]
+    blobs = read_blobs(path, wanted)
+    files = {}
+    for name, sha, _size in entries:
+        files[name] = decode_text(blobs.get(sha))
+    return Snapshot(commit_hash=commit, message=message[:2000], files=files)
+
+
+def read_blobs(path: Path, shas: list[str]) -> dict[str, bytes]:
+    if not shas:
+        return {}
+    out = git(path, "cat-file", "--batch", input=("\n".join(shas) + "\n").encode())
+    blobs, offset = {}, 0
+    while offset < len(out):
+        header_end = out.index(b"\n", offset)
+        sha, _kind, size = out[offset:header_end].split()
+        start = header_end + 1
+        blobs[sha.decode()] = out[start : start + int(size)]
+        offset = start + int(size) + 1
+    return blobs
+
+
+def decode_text(data: bytes | None) -> str | None:
+    if data is None or b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None

@@ -1,0 +1,150 @@
+import json
+import secrets
+import subprocess
+import tempfile
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from agents.models import AccessToken
+from agents.services import create_access_token
+from osfoundry.auth import hash_token
+from rooms.demo import standup_timer_files
+from rooms.models import Project, Repository, Room
+from rooms.services import import_repo_version
+
+CREDENTIALS = Path(settings.BASE_DIR) / "var" / "demo-credentials.json"
+
+
+class Command(BaseCommand):
+    help = "Create (or refresh) the demo project, Rooms, users and agent tokens. Idempotent."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+    def handle(self, *args, json: bool = False, **options):
+        saved = load_credentials()
+        with transaction.atomic():
+            owner, owner_pw = ensure_user("owner", saved.get("owner"), email="owner@example.com")
+            member, member_pw = ensure_user(
+                "member", saved.get("member"), email="member@example.com"
+            )
+            agent, _ = ensure_user("agent", None, email="agent@example.com", usable_password=False)
+            project, _ = Project.objects.get_or_create(name="Demo")
+            project.members.add(owner, member, agent)
+            room, _ = Room.objects.get_or_create(
+                project=project, name="Team Falcon", defaults={"owner": owner}
+            )
+            room.members.add(member, agent)
+            local, _ = Room.objects.get_or_create(
+                project=project,
+                name="Owner's desk",
+                defaults={"owner": owner, "kind": Room.Kind.LOCAL},
+            )
+            local.members.add(agent)
+            repository, _ = Repository.objects.get_or_create(project=project, name="standup-timer")
+            write = ensure_token(
+                agent,
+                saved.get("agent_tokens", {}).get("write"),
+                "demo write",
+                "osfoundry:read osfoundry:write",
+            )
+            read = ensure_token(
+                agent, saved.get("agent_tokens", {}).get("read"), "demo read", "osfoundry:read"
+            )
+        version = repository.versions.first() or import_demo_version(repository)
+        data = {
+            "project_id": str(project.pk),
+            "room_id": str(room.pk),
+            "local_room_id": str(local.pk),
+            "repository_id": str(repository.pk),
+            "version_id": str(version.pk),
+            "owner": {"username": "owner", "password": owner_pw},
+            "member": {"username": "member", "password": member_pw},
+            "agent": {"username": "agent"},
+            "agent_tokens": {"write": write, "read": read},
+        }
+        save_credentials(data)
+        if json:
+            self.stdout.write(dumps(data))
+        else:
+            self.stdout.write(describe(data))
+
+
+def dumps(data) -> str:
+    return json.dumps(data)
+
+
+def load_credentials() -> dict:
+    try:
+        return json.loads(CREDENTIALS.read_text())
+    except (FileNotFoundError, ValueError):
+        return {}
+
+
+def save_credentials(data: dict) -> None:
+    CREDENTIALS.parent.mkdir(parents=True, exist_ok=True)
+    CREDENTIALS.write_text(json.dumps(data, indent=2))
+    CREDENTIALS.chmod(0o600)
+
+
+def ensure_user(username, saved, *, email, usable_password=True):
+    User = get_user_model()
+    user, created = User.objects.get_or_create(username=username, defaults={"email": email})
+    if not usable_password:
+        if created:
+            user.set_unusable_password()
+            user.save()
+        return user, None
+    password = (saved or {}).get("password")
+    if created or not password or not user.check_password(password):
+        password = f"{username}-{secrets.token_hex(4)}"
+        user.set_password(password)
+        user.save()
+    return user, password
+
+
+def ensure_token(user, raw, name, scopes) -> str:
+    # Reuse the saved token while it is still active, so a restart keeps agents connected.
+    if raw and AccessToken.objects.active().filter(user=user, token_hash=hash_token(raw)).exists():
+        return raw
+    _token, raw = create_access_token(user=user, scopes=scopes, name=name)
+    return raw
+
+
+def import_demo_version(repository):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder)
+        for name, text in standup_timer_files().items():
+            (path / name).parent.mkdir(parents=True, exist_ok=True)
+            (path / name).write_text(text)
+        env = {
+            "GIT_AUTHOR_NAME": "osFoundry demo",
+            "GIT_AUTHOR_EMAIL": "demo@example.com",
+            "GIT_COMMITTER_NAME": "osFoundry demo",
+            "GIT_COMMITTER_EMAIL": "demo@example.com",
+            "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+            "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
+            "PATH": "/usr/bin:/bin:/usr/local/bin",
+        }
+        for cmd in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "Standup timer"]):
+            subprocess.run(["git", "-C", folder, *cmd], check=True, env=env, capture_output=True)
+        version, _ = import_repo_version(repository=repository, path=path, ref="HEAD")
+    return version
+
+
+def describe(data: dict) -> str:
+    return "\n".join(
+        [
+            "osFoundry demo is ready.",
+            f"  Owner login:   {data['owner']['username']} / {data['owner']['password']}",
+            f"  Member login:  {data['member']['username']} / {data['member']['password']}",
+            f"  Room:          Team Falcon  room_id={data['room_id']}",
+            f"  Local Room:    room_id={data['local_room_id']} (agents: 'Local Rooms are unavailable')",
+            f"  Agent token (read+write): {data['agent_tokens']['write']}",
+            f"  Agent token (read only):  {data['agent_tokens']['read']}",
+        ]
+    )

@@ -1,0 +1,268 @@
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Project(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=200, unique=True)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="projects", blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class RoomQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(Q(owner=user) | Q(members=user)).distinct()
+
+
+class Room(models.Model):
+    class Kind(models.TextChoices):
+        CLOUD = "cloud", "Cloud"
+        LOCAL = "local", "Local"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="rooms")
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.CLOUD)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_rooms"
+    )
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, related_name="member_rooms", blank=True
+    )
+    # The last Room event's sequence; bumped under the row lock when an event is appended.
+    last_event_sequence = models.PositiveBigIntegerField(default=0, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = RoomQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["project__name", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="room_name_unique_in_project")
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def is_local(self) -> bool:
+        return self.kind == self.Kind.LOCAL
+
+    def is_owned_by(self, user) -> bool:
+        return user.is_authenticated and self.owner_id == user.pk
+
+
+class Repository(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="repositories")
+    name = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "repositories"
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "name"], name="repository_name_unique_in_project"
+            )
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class RepositoryVersion(models.Model):
+    """A pinned commit: immutable once imported."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="versions")
+    commit_hash = models.CharField(max_length=64)
+    ref = models.CharField(max_length=200, blank=True)
+    message = models.TextField(blank=True)
+    files = models.JSONField(default=dict)  # path -> text; binary files are stored as None
+    imported_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-imported_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["repository", "commit_hash"], name="version_commit_unique_in_repository"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.repository.name}@{self.commit_hash[:12]}"
+
+    @property
+    def short_hash(self) -> str:
+        return self.commit_hash[:12]
+
+
+class ProposalQuerySet(models.QuerySet):
+    def pending(self):
+        return self.filter(status=Proposal.Status.PENDING)
+
+
+class Proposal(models.Model):
+    class Kind(models.TextChoices):
+        SNIPPET = "snippet", "Snippet"
+        REPO = "repo", "Repository version"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        APPROVED = "approved", "Approved"
+        DECLINED = "declined", "Declined"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="proposals")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    name = models.CharField(max_length=200)
+    files = models.JSONField(default=dict, blank=True)  # snippet only: path -> text
+    repository_version = models.ForeignKey(
+        RepositoryVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    # sha256 of what the owner reviews (kind, name, files or version): a decision binds to it.
+    content_hash = models.CharField(max_length=64)
+    file_count = models.PositiveIntegerField(default=0)
+    total_bytes = models.PositiveBigIntegerField(default=0)
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="proposals"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="decided_proposals",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decline_reason = models.CharField(max_length=1000, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ProposalQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # Identical content from the same caller to the same Room collapses into one
+            # pending card, even when the caller makes a fresh idempotency key per retry.
+            models.UniqueConstraint(
+                fields=["room", "proposed_by", "content_hash"],
+                condition=Q(status="pending"),
+                name="one_pending_card_per_content",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="snippet", repository_version__isnull=True)
+                | Q(kind="repo", repository_version__isnull=False),
+                name="proposal_kind_matches_content",
+            ),
+        ]
+        indexes = [models.Index(fields=["room", "status"])]
+
+    def __str__(self):
+        return f"{self.name} ({self.get_status_display()})"
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status == self.Status.PENDING
+
+
+class ProposalKey(models.Model):
+    """An idempotency key a caller used for one proposal operation.
+
+    Several keys may point at one proposal (a retry with a fresh key whose content collapsed onto
+    a pending card). The unique constraint is what makes concurrent retries safe.
+    """
+
+    caller = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    operation = models.CharField(max_length=40)
+    key = models.CharField(max_length=128)
+    request_hash = models.CharField(max_length=64)
+    proposal = models.ForeignKey(Proposal, on_delete=models.CASCADE, related_name="keys")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["caller", "operation", "key"], name="idempotency_key_unique_per_caller"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.operation}:{self.key}"
+
+
+class LauncherApp(models.Model):
+    """A tab in a Room's launcher; created only by approving a proposal."""
+
+    class BuildState(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        BUILDING = "building", "Building"
+        READY = "ready", "Ready"
+        FAILED = "failed", "Failed"
+
+    instance_id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="apps")
+    proposal = models.OneToOneField(Proposal, on_delete=models.PROTECT, related_name="app")
+    name = models.CharField(max_length=200)
+    position = models.PositiveIntegerField()
+    build_state = models.CharField(max_length=10, choices=BuildState.choices, blank=True)
+    build_detail = models.CharField(max_length=500, blank=True)
+    build_updated_at = models.DateTimeField(null=True, blank=True)
+    build_updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["room", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["room", "position"], name="tab_position_unique")
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def kind(self) -> str:
+        return self.proposal.kind
+
+
+class RoomEvent(models.Model):
+    """Append-only, per-Room sequence."""
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="events")
+    sequence = models.PositiveBigIntegerField()
+    type = models.CharField(max_length=40)
+    payload = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["room", "sequence"]
+        constraints = [
+            models.UniqueConstraint(fields=["room", "sequence"], name="event_sequence_unique")
+        ]
+
+    def __str__(self):
+        return f"{self.type} #{self.sequence}"
+
+    def as_dict(self) -> dict:
+        return {
+            "sequence": self.sequence,
+            "type": self.type,
+            "room_id": str(self.room_id),
+            "created_at": self.created_at.isoformat(),
+            **self.payload,
+        }

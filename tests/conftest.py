@@ -1,0 +1,82 @@
+import os
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from agents.services import create_access_token
+from rooms.demo import standup_timer_files
+from rooms.models import Project, Room
+
+os.environ.setdefault("STATIC_MANIFEST", "0")
+
+
+@pytest.fixture(autouse=True)
+def _plain_static(settings):
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    settings.ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
+
+
+def make_user(username):
+    return get_user_model().objects.create_user(username, f"{username}@example.com", "pw-12345678")
+
+
+@pytest.fixture
+def owner(db):
+    return make_user("owner")
+
+
+@pytest.fixture
+def member(db):
+    return make_user("member")
+
+
+@pytest.fixture
+def stranger(db):
+    return make_user("stranger")
+
+
+@pytest.fixture
+def agent(db):
+    return make_user("agent")
+
+
+@pytest.fixture
+def project(db):
+    return Project.objects.create(name="Demo")
+
+
+@pytest.fixture
+def room_factory(project, owner):
+    def create(*, name=None, kind=Room.Kind.CLOUD, room_owner=None, members=()):
+        room = Room.objects.create(
+            project=project,
+            name=name or f"Room {Room.objects.count() + 1}",
+            kind=kind,
+            owner=room_owner or owner,
+        )
+        room.members.add(*members)
+        return room
+
+    return create
+
+
+@pytest.fixture
+def room(room_factory, member, agent):
+    """A cloud Room owned by `owner`, with `member` and `agent` as members."""
+    return room_factory(name="Team Falcon", members=[member, agent])
+
+
+@pytest.fixture
+def token_factory():
+    def create(user, scopes="osfoundry:read osfoundry:write"):
+        return create_access_token(user=user, scopes=scopes)[1]
+
+    return create
+
+
+@pytest.fixture
+def files():
+    return standup_timer_files()
