@@ -143,7 +143,7 @@ def describe(data: dict) -> str:
             f"  Owner login:   {data['owner']['username']} / {data['owner']['password']}",
             f"  Member login:  {data['member']['username']} / {data['member']['password']}",
             f"  Room:          Team Falcon  room_id={data['room_id']}",
-            f"  Local Room:    room_id={data['local_room_id']} (agents: 'Local Rooms are unavailable')",
+            f"  Local Room:    room_id={data['local_room_id']} (agents can't reach it)",
             f"  Agent token (read+write): {data['agent_tokens']['write']}",
             f"  Agent token (read only):  {data['agent_tokens']['read']}",
         ]
