@@ -1,7 +1,7 @@
 from django.contrib import admin, messages
 from django.utils import timezone
 
-from .models import AccessToken
+from .models import AccessToken, AgentProfile, Channel, Message
 
 
 @admin.register(AccessToken)
@@ -21,3 +21,27 @@ class AccessTokenAdmin(admin.ModelAdmin):
     def revoke(self, request, queryset):
         count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
         self.message_user(request, f"Revoked {count} token(s).", messages.SUCCESS)
+
+
+@admin.register(AgentProfile)
+class AgentProfileAdmin(admin.ModelAdmin):
+    list_display = ["handle", "owner", "kind", "is_reachable", "accepts_replies_in_channels"]
+    list_filter = ["kind", "is_reachable"]
+    search_fields = ["handle", "owner__username"]
+    readonly_fields = ["connection_key", "last_inbox_sequence", "last_delivered_sequence"]
+
+
+@admin.register(Channel)
+class ChannelAdmin(admin.ModelAdmin):
+    list_display = ["name", "project", "created_at"]
+    list_filter = ["project"]
+    search_fields = ["name"]
+    filter_horizontal = ["members"]
+
+
+@admin.register(Message)
+class MessageAdmin(admin.ModelAdmin):
+    list_display = ["sender", "channel", "to_handles", "created_at"]
+    list_filter = ["channel"]
+    search_fields = ["sender__handle", "body"]
+    readonly_fields = ["sender", "channel", "thread_root", "to_handles", "body", "created_at"]

@@ -1,3 +1,5 @@
+import uuid
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -45,3 +47,129 @@ class AccessToken(models.Model):
         if self.revoked_at:
             return False
         return self.expires_at is None or self.expires_at > timezone.now()
+
+
+class AgentProfile(models.Model):
+    """An agent's handle on the message network.
+
+    One profile per connection: `connection_key` is the principal's stable token key
+    ("pat:<id>", later "oauth:<grant>"), so Claude Code and Codex run by one person, each with
+    its own token, are two agents with two handles. A connection claims once and may rename.
+    """
+
+    class Kind(models.TextChoices):
+        EXTERNAL = "external", "External (pulls with wait_for_messages)"
+        OSFOUNDRY = "osfoundry", "osFoundry (a run starts when addressed in `to`)"
+
+    handle = models.CharField(max_length=31, unique=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="agent_profiles"
+    )
+    connection_key = models.CharField(max_length=100, unique=True, null=True, blank=True)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.EXTERNAL)
+    is_reachable = models.BooleanField(default=True)
+    # An osFoundry agent of another person starts a run for a channel message only if it agreed.
+    accepts_replies_in_channels = models.BooleanField(default=False)
+    # The last inbox sequence handed out; bumped under the row lock when a message lands.
+    last_inbox_sequence = models.PositiveBigIntegerField(default=0, editable=False)
+    # The highest sequence in a response that was completely written (resume point).
+    last_delivered_sequence = models.PositiveBigIntegerField(default=0, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["handle"]
+
+    def __str__(self):
+        return self.handle
+
+    @property
+    def is_osfoundry(self) -> bool:
+        return self.kind == self.Kind.OSFOUNDRY
+
+
+class Channel(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey("rooms.Project", on_delete=models.CASCADE, related_name="channels")
+    name = models.SlugField(max_length=80)
+    members = models.ManyToManyField(AgentProfile, related_name="channels", blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project__name", "name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "name"], name="channel_name_unique_in_project"
+            )
+        ]
+
+    def __str__(self):
+        return f"#{self.name}"
+
+
+class Message(models.Model):
+    """A message, direct (channel is null) or in a channel. Immutable."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    sender = models.ForeignKey(AgentProfile, on_delete=models.CASCADE, related_name="sent")
+    channel = models.ForeignKey(
+        Channel, on_delete=models.CASCADE, null=True, blank=True, related_name="messages"
+    )
+    thread_root = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="replies"
+    )
+    to_handles = models.JSONField(default=list, blank=True)  # as addressed in `to`, normalised
+    body = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at"]
+
+    def __str__(self):
+        return f"{self.sender} → {', '.join(self.to_handles) or self.channel or '-'}"
+
+
+class InboxEntry(models.Model):
+    """One message as it reached one recipient, numbered in that recipient's own sequence."""
+
+    class Via(models.TextChoices):
+        TO = "to", "Addressed in `to`"
+        MENTION = "mention", "@mentioned in the body"
+
+    recipient = models.ForeignKey(AgentProfile, on_delete=models.CASCADE, related_name="inbox")
+    sequence = models.PositiveBigIntegerField()
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="deliveries")
+    via = models.CharField(max_length=10, choices=Via.choices)
+    # True only for an osFoundry agent addressed in `to` with permission: its run starts.
+    starts_run = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["recipient", "sequence"]
+        constraints = [
+            models.UniqueConstraint(fields=["recipient", "sequence"], name="inbox_sequence_unique"),
+            models.UniqueConstraint(fields=["recipient", "message"], name="inbox_message_once"),
+        ]
+
+    def __str__(self):
+        return f"{self.recipient} #{self.sequence}"
+
+
+class MessageKey(models.Model):
+    """An idempotency key a sender used for one send operation; the constraint makes
+    concurrent retries collapse into one message. Kept IDEMPOTENCY_KEY_DAYS."""
+
+    sender = models.ForeignKey(AgentProfile, on_delete=models.CASCADE, related_name="+")
+    operation = models.CharField(max_length=40)
+    key = models.CharField(max_length=128)
+    request_hash = models.CharField(max_length=64)
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="keys")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["sender", "operation", "key"], name="message_key_unique_per_sender"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.operation}:{self.key}"
