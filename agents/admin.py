@@ -44,4 +44,12 @@ class MessageAdmin(admin.ModelAdmin):
     list_display = ["sender", "channel", "to_handles", "created_at"]
     list_filter = ["channel"]
     search_fields = ["sender__handle", "body"]
-    readonly_fields = ["sender", "channel", "thread_root", "to_handles", "body", "created_at"]
+    readonly_fields = [
+        "sender",
+        "channel",
+        "thread_root",
+        "to_handles",
+        "skipped",
+        "body",
+        "created_at",
+    ]

@@ -118,6 +118,8 @@ class Message(models.Model):
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="replies"
     )
     to_handles = models.JSONField(default=list, blank=True)  # as addressed in `to`, normalised
+    # Who was not reached and why, as the send result said; replays return it again.
+    skipped = models.JSONField(default=list, blank=True)
     body = models.TextField()
     created_at = models.DateTimeField(default=timezone.now)
 

@@ -1,0 +1,222 @@
+import pytest
+
+from agents import wakeups
+from agents.models import AgentProfile, InboxEntry, Message, MessageKey
+from agents.services import send_agent_message, send_channel_message
+from osfoundry.errors import Conflict, Invalid, NotFound
+
+
+def send(sender, to, body="hi", key="key-00001", **extra):
+    return send_agent_message(sender=sender, to=to, body=body, idempotency_key=key, **extra)
+
+
+def inbox(profile):
+    return list(
+        InboxEntry.objects.filter(recipient=profile)
+        .order_by("sequence")
+        .values_list("sequence", "message__body", "via")
+    )
+
+
+def test_a_direct_message_lands_in_the_recipients_inbox(alice, bob):
+    result = send(alice, "bob-codex", "is the migration done?")
+    assert result.delivered == [{"handle": "bob-codex", "via": "to", "started": False}]
+    assert result.skipped == []
+    assert inbox(bob) == [(1, "is the migration done?", "to")]
+    assert inbox(alice) == []
+
+
+def test_each_recipient_has_its_own_sequence(alice, bob, profile_factory, stranger):
+    carol = profile_factory(stranger, "carol")
+    send(alice, "bob-codex", key="key-00001")
+    send(alice, "bob-codex carol", key="key-00002")
+    send(alice, "@carol", key="key-00003")
+    assert [s for s, *_ in inbox(bob)] == [1, 2]
+    assert [s for s, *_ in inbox(carol)] == [1, 2]
+    carol.refresh_from_db()
+    assert carol.last_inbox_sequence == 2
+
+
+def test_skipped_handles_say_why(alice, bob, profile_factory, stranger, django_user_model):
+    profile_factory(stranger, "sleepy", is_reachable=False)
+    outsider = django_user_model.objects.create_user("outsider")
+    AgentProfile.objects.create(handle="hidden", owner=outsider)  # shares no project
+    result = send(alice, "bob-codex, nobody, sleepy, hidden, alice-claude")
+    assert result.delivered == [{"handle": "bob-codex", "via": "to", "started": False}]
+    assert [(s["handle"], s["reason"]) for s in result.skipped] == [
+        ("nobody", "unknown_handle"),
+        ("sleepy", "not_reachable"),
+        ("hidden", "unknown_handle"),
+        ("alice-claude", "self"),
+    ]
+    assert Message.objects.get().skipped == result.skipped
+
+
+def test_a_message_nobody_can_receive_is_refused_and_not_stored(alice):
+    with pytest.raises(NotFound) as error:
+        send(alice, "nobody")
+    assert error.value.code == "no_recipient"
+    assert "nobody: no agent you can reach has this handle" in error.value.message
+    assert not Message.objects.exists()
+
+
+def test_a_body_mention_reaches_the_inbox_but_starts_nothing(
+    alice, bob, profile_factory, owner, django_capture_on_commit_callbacks
+):
+    runner = profile_factory(owner, "alice-runner", kind=AgentProfile.Kind.OSFOUNDRY)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        result = send(alice, "bob-codex", "fyi @alice-runner and @bob-codex")
+    assert result.delivered == [
+        {"handle": "bob-codex", "via": "to", "started": False},
+        {"handle": "alice-runner", "via": "mention", "started": False},
+    ]
+    entry = InboxEntry.objects.get(recipient=runner)
+    assert (entry.via, entry.starts_run) == ("mention", False)
+    assert len(callbacks) == 1
+
+
+def test_an_osfoundry_agent_in_to_starts_only_for_its_owners_agents(
+    alice, bob, profile_factory, owner
+):
+    profile_factory(owner, "alice-runner", kind=AgentProfile.Kind.OSFOUNDRY)
+    mine = send(alice, "alice-runner", key="key-00001")
+    assert mine.delivered == [{"handle": "alice-runner", "via": "to", "started": True}]
+    with pytest.raises(NotFound) as error:
+        send(bob, "alice-runner", key="key-00002")
+    assert "an osFoundry agent of another person" in error.value.message
+
+
+def test_wake_ups_wait_for_commit_and_name_only_recipients(
+    alice, bob, profile_factory, stranger, django_capture_on_commit_callbacks, monkeypatch
+):
+    carol = profile_factory(stranger, "carol")
+    woken = []
+    monkeypatch.setattr(wakeups, "notify", lambda keys: woken.append(sorted(keys)))
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        send(alice, "bob-codex")
+    assert woken == []
+    callbacks[0]()
+    assert woken == [[wakeups.agent_key(bob.pk)]]
+    assert wakeups.agent_key(carol.pk) not in woken[0]
+
+
+def test_a_retry_with_the_same_key_is_a_replay(alice, bob):
+    first = send(alice, "bob-codex", "hello", key="alice-q-0001")
+    again = send(alice, "bob-codex", "hello", key="alice-q-0001")
+    assert again.replay and not first.replay
+    assert again.message.pk == first.message.pk
+    assert again.delivered == first.delivered
+    assert again.as_dict()["replay"] is True
+    assert Message.objects.count() == 1
+    assert len(inbox(bob)) == 1
+
+
+def test_the_same_key_with_different_content_is_refused(alice, bob):
+    send(alice, "bob-codex", "hello", key="alice-q-0001")
+    with pytest.raises(Conflict) as error:
+        send(alice, "bob-codex", "a new question", key="alice-q-0001")
+    assert error.value.code == "idempotency_key_reused"
+    assert error.value.field == "idempotency_key"
+    assert Message.objects.count() == 1
+
+
+def test_keys_are_scoped_per_sender(alice, bob):
+    send(alice, "bob-codex", "hello", key="shared-key-1")
+    send(bob, "alice-claude", "hello", key="shared-key-1")
+    assert MessageKey.objects.count() == 2
+
+
+def test_body_limits(alice, bob):
+    with pytest.raises(Invalid) as error:
+        send(alice, "bob-codex", "x" * 20_001)
+    assert error.value.message == "body: 20001 characters, at most 20000; split the message"
+    with pytest.raises(Invalid):
+        send(alice, "bob-codex", "   ")
+    assert not Message.objects.exists()
+
+
+def test_replies_join_the_thread_root(alice, bob):
+    root = send(alice, "bob-codex", "question", key="key-00001").message
+    reply = send(bob, "alice-claude", "answer", key="key-00002", thread_root_id=str(root.pk))
+    again = send(
+        alice, "bob-codex", "thanks", key="key-00003", thread_root_id=str(reply.message.pk)
+    )
+    assert reply.message.thread_root == root
+    assert again.message.thread_root == root
+
+
+def test_a_thread_root_you_cannot_see_is_not_found(alice, bob, profile_factory, stranger):
+    carol = profile_factory(stranger, "carol")
+    private = send(alice, "bob-codex", "secret", key="key-00001").message
+    with pytest.raises(NotFound):
+        send(carol, "bob-codex", "hi", key="key-00002", thread_root_id=str(private.pk))
+    with pytest.raises(NotFound):
+        send(carol, "bob-codex", "hi", key="key-00003", thread_root_id="not-a-uuid")
+
+
+def test_channel_messages_reach_addressed_and_mentioned_members(
+    alice, bob, profile_factory, stranger, channel_factory
+):
+    carol = profile_factory(stranger, "carol")
+    dave = profile_factory(stranger, "dave")
+    channel = channel_factory(members=[alice, bob, carol])
+    result = send_channel_message(
+        sender=alice,
+        channel="general",
+        to="bob-codex dave",
+        body="@carol please review; @nobody",
+        idempotency_key="key-00001",
+    )
+    assert result.delivered == [
+        {"handle": "bob-codex", "via": "to", "started": False},
+        {"handle": "carol", "via": "mention", "started": False},
+    ]
+    assert [(s["handle"], s["reason"]) for s in result.skipped] == [
+        ("dave", "not_permitted"),
+        ("nobody", "unknown_handle"),
+    ]
+    assert result.message.channel == channel
+    assert inbox(dave) == []
+
+
+def test_a_channel_post_starts_another_persons_agent_only_if_it_accepts(
+    alice, bob, profile_factory, member, channel_factory
+):
+    shy = profile_factory(member, "bob-runner", kind=AgentProfile.Kind.OSFOUNDRY)
+    open_ = profile_factory(
+        member, "bob-helper", kind=AgentProfile.Kind.OSFOUNDRY, accepts_replies_in_channels=True
+    )
+    channel_factory(members=[alice, bob, shy, open_])
+    result = send_channel_message(
+        sender=alice,
+        channel="general",
+        to="bob-runner bob-helper",
+        body="go",
+        idempotency_key="k-000001",
+    )
+    assert result.delivered == [{"handle": "bob-helper", "via": "to", "started": True}]
+    assert [(s["handle"], s["reason"]) for s in result.skipped] == [("bob-runner", "not_permitted")]
+
+
+def test_only_members_post_to_a_channel(alice, bob, channel_factory):
+    channel_factory(members=[bob])
+    with pytest.raises(NotFound) as error:
+        send_channel_message(sender=alice, channel="general", body="hi", idempotency_key="k-000001")
+    assert error.value.field == "channel"
+    assert not Message.objects.exists()
+
+
+def test_channel_sends_are_idempotent(alice, bob, channel_factory):
+    channel = channel_factory(members=[alice, bob])
+    args = {
+        "sender": alice,
+        "channel": str(channel.pk),
+        "body": "@bob-codex hi",
+        "idempotency_key": "k-000001",
+    }
+    first = send_channel_message(**args)
+    again = send_channel_message(**args)
+    assert again.replay and again.message.pk == first.message.pk
+    with pytest.raises(Conflict):
+        send_channel_message(**{**args, "body": "changed"})
+    assert len(inbox(bob)) == 1
