@@ -1,12 +1,19 @@
 """Agents' credentials and the rules of the message network: profiles, addressing, sends and
 the long-poll inbox. Every interface (MCP tools, REST, the lean long-poll route) calls these."""
 
+import asyncio
+import random
 import re
 import secrets
+import threading
+import time
 import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, transaction
+from django.db import connection as db_connection
 from django.db.models import Q
 from django.utils import timezone
 
@@ -477,3 +484,188 @@ def add_channel_member(*, channel: Channel, profile: AgentProfile) -> None:
             "add them to the project first"
         )
     channel.members.add(profile)
+
+
+# ---------------------------------------------------------------------------------------------
+# Receiving: the long-poll inbox
+#
+# A client that passes after_sequence = the last sequence it *processed* gets at-least-once
+# delivery in every case: whatever it did not finish comes again. Without after_sequence the
+# call resumes from the stored cursor, which moves only after a response was completely written
+# (see record_delivered), so a dropped connection loses nothing either; what it cannot know is
+# whether the client processed what it received.
+
+MAX_WAIT_S = 50
+MAX_BATCH = 50
+# Each wait ends up to 10% early, so idle agents that parked together drift apart.
+TIMEOUT_JITTER = 0.1
+# timeout_s=0 repeated with the same cursor within this window waits this long instead.
+REPEAT_WINDOW_S = 1.0
+REPEAT_MIN_WAIT_S = 1.0
+BUSY_LOOP_NOTE = (
+    "timeout_s 0 was repeated with the same cursor, so this call waited up to 1 s. Pass "
+    "timeout_s (up to 50): the call returns as soon as a message arrives."
+)
+
+DB_THREADS = 8
+_db_executor = ThreadPoolExecutor(max_workers=DB_THREADS, thread_name_prefix="inbox-db")
+_zero_polls: dict[int, tuple[int, float]] = {}
+
+
+@dataclass
+class InboxPage:
+    messages: list[dict]
+    next_after_sequence: int
+    has_more: bool = False
+    note: str | None = None
+    client_gone: bool = False  # the client left while parked: write nothing, store nothing
+
+    def as_dict(self) -> dict:
+        data = {
+            "messages": self.messages,
+            "next_after_sequence": self.next_after_sequence,
+            "has_more": self.has_more,
+        }
+        if self.note:
+            data["note"] = self.note
+        return data
+
+
+def inbox_entry_dict(entry: InboxEntry) -> dict:
+    message = entry.message
+    data = {
+        "sequence": entry.sequence,
+        "message_id": str(message.pk),
+        "from": message.sender.handle,
+        "via": entry.via,
+        "to": message.to_handles,
+        "body": message.body,
+        "thread_root_id": str(message.thread_root_id or message.pk),
+        "created_at": message.created_at.isoformat(),
+    }
+    if message.channel_id:
+        data["channel"] = {"id": str(message.channel_id), "name": message.channel.name}
+    if entry.starts_run:
+        data["started"] = True
+    return data
+
+
+def read_inbox(*, profile_id: int, after_sequence: int, limit: int) -> InboxPage:
+    entries = list(
+        InboxEntry.objects.filter(recipient_id=profile_id, sequence__gt=after_sequence)
+        .select_related("message__sender", "message__channel")
+        .order_by("sequence")[: limit + 1]
+    )
+    page = [inbox_entry_dict(entry) for entry in entries[:limit]]
+    last = page[-1]["sequence"] if page else after_sequence
+    return InboxPage(page, last, has_more=len(entries) > limit)
+
+
+def open_inbox(*, profile_id: int, after_sequence: int | None, limit: int) -> InboxPage:
+    """The first read of a wait: resolves the cursor (given, or the stored one)."""
+    profile = AgentProfile.objects.filter(pk=profile_id).values(
+        "last_inbox_sequence", "last_delivered_sequence"
+    )[0]
+    if after_sequence is None:
+        after_sequence = profile["last_delivered_sequence"]
+    elif after_sequence > profile["last_inbox_sequence"]:
+        raise Invalid(
+            f"after_sequence: {after_sequence} is beyond your latest message "
+            f"({profile['last_inbox_sequence']}); pass the last sequence you processed",
+            field="after_sequence",
+        )
+    return read_inbox(profile_id=profile_id, after_sequence=after_sequence, limit=limit)
+
+
+def record_delivered(*, profile_id: int, sequence: int) -> None:
+    """Move the stored cursor forward (never back). Call only once the response that carried
+    messages up to `sequence` was completely written."""
+    AgentProfile.objects.filter(pk=profile_id, last_delivered_sequence__lt=sequence).update(
+        last_delivered_sequence=sequence
+    )
+
+
+def in_db_thread(fn, /, **kwargs):
+    """Run ORM work off the event loop, in a small pool whose threads keep their connections."""
+
+    def run():
+        try:
+            return fn(**kwargs)
+        except (OperationalError, InterfaceError):
+            # A connection the server dropped (restart, idle timeout): reconnect once.
+            db_connection.close()
+            return fn(**kwargs)
+
+    return asyncio.get_running_loop().run_in_executor(_db_executor, run)
+
+
+def close_db_threads_connections() -> None:
+    """Close the database connection each pool thread holds (before dropping a test database).
+
+    Every job waits at a barrier until all are running, so each runs on its own thread."""
+    barrier = threading.Barrier(DB_THREADS)
+
+    def close():
+        barrier.wait(timeout=10)
+        db_connection.close()
+
+    for future in [_db_executor.submit(close) for _ in range(DB_THREADS)]:
+        future.result()
+
+
+def wait_budget(profile_id: int, cursor: int, timeout_s: int) -> tuple[float, str | None]:
+    if timeout_s > 0:
+        return timeout_s * (1 - random.uniform(0, TIMEOUT_JITTER)), None
+    last = _zero_polls.get(profile_id)
+    if last and last[0] == cursor and time.monotonic() - last[1] < REPEAT_WINDOW_S:
+        return REPEAT_MIN_WAIT_S, BUSY_LOOP_NOTE
+    return 0.0, None
+
+
+def remember_zero_poll(profile_id: int, cursor: int) -> None:
+    now = time.monotonic()
+    if len(_zero_polls) > 10_000:
+        for stale in [k for k, (_c, t) in _zero_polls.items() if now - t > REPEAT_WINDOW_S]:
+            del _zero_polls[stale]
+    _zero_polls[profile_id] = (cursor, now)
+
+
+async def wait_for_messages(
+    *,
+    profile_id: int,
+    after_sequence: int | None = None,
+    timeout_s: int = MAX_WAIT_S,
+    limit: int = MAX_BATCH,
+    is_disconnected: Callable[[], bool] | None = None,
+) -> InboxPage:
+    """Messages after the cursor, as soon as one arrives, or none after ~timeout_s.
+
+    Parks on the event loop (a future, not a thread). The caller writes the page and then,
+    only if the write completed, calls record_delivered(profile_id, page.next_after_sequence).
+    """
+    loop = asyncio.get_running_loop()
+    # Register before the first read: a message committed after the read still wakes us.
+    waiter = wakeups.registry.register([wakeups.agent_key(profile_id)], is_gone=is_disconnected)
+    try:
+        wakeups.ensure_started()
+        page = await in_db_thread(
+            open_inbox, profile_id=profile_id, after_sequence=after_sequence, limit=limit
+        )
+        cursor = page.next_after_sequence
+        budget, note = wait_budget(profile_id, cursor, timeout_s)
+        deadline = loop.time() + budget
+        while not page.messages:
+            remaining = deadline - loop.time()
+            if remaining <= 0 or not await waiter.wait(remaining):
+                break
+            if is_disconnected is not None and is_disconnected():
+                return InboxPage([], cursor, client_gone=True)
+            page = await in_db_thread(
+                read_inbox, profile_id=profile_id, after_sequence=cursor, limit=limit
+            )
+        if timeout_s == 0 and not page.messages:
+            remember_zero_poll(profile_id, cursor)
+        page.note = note
+        return page
+    finally:
+        wakeups.registry.unregister(waiter)

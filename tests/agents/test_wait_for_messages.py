@@ -1,0 +1,139 @@
+import asyncio
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.db import connection
+
+from agents import wakeups
+from agents.services import (
+    BUSY_LOOP_NOTE,
+    record_delivered,
+    send_agent_message,
+    wait_for_messages,
+)
+from osfoundry.errors import Invalid
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def in_thread(fn):
+    """sync_to_async that leaves no connection open in its thread (the test database must
+    be droppable at the end of the run)."""
+
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            connection.close()
+
+    return sync_to_async(run)
+
+
+def send(sender, to, body, key):
+    return in_thread(send_agent_message)(sender=sender, to=to, body=body, idempotency_key=key)
+
+
+async def parked(count=1):
+    while wakeups.registry.count() < count:
+        await asyncio.sleep(0.01)
+
+
+async def test_waiting_messages_return_at_once_with_their_sequences(alice, bob):
+    await send(alice, "bob-codex", "one", "key-00001")
+    await send(alice, "bob-codex", "two", "key-00002")
+    page = await wait_for_messages(profile_id=bob.pk, after_sequence=0, timeout_s=50)
+    assert [(m["sequence"], m["body"], m["from"]) for m in page.messages] == [
+        (1, "one", "alice-claude"),
+        (2, "two", "alice-claude"),
+    ]
+    assert page.next_after_sequence == 2
+    assert page.as_dict()["has_more"] is False
+
+
+async def test_an_idle_wait_returns_an_empty_list_after_the_timeout(bob):
+    page = await wait_for_messages(profile_id=bob.pk, timeout_s=1)
+    assert page.as_dict() == {"messages": [], "next_after_sequence": 0, "has_more": False}
+    assert wakeups.registry.count() == 0
+
+
+async def test_a_send_wakes_the_parked_recipient(alice, bob):
+    waiting = asyncio.create_task(wait_for_messages(profile_id=bob.pk, timeout_s=50))
+    await parked()
+    await send(alice, "bob-codex", "are you there?", "key-00001")
+    page = await asyncio.wait_for(waiting, 10)
+    assert [m["body"] for m in page.messages] == ["are you there?"]
+    assert wakeups.registry.count() == 0
+
+
+async def test_a_body_mention_reaches_the_mentioned_agents_wait(
+    alice, bob, profile_factory, stranger
+):
+    carol = await in_thread(profile_factory)(stranger, "carol")
+    waiting = asyncio.create_task(wait_for_messages(profile_id=carol.pk, timeout_s=50))
+    await parked()
+    await send(alice, "bob-codex", "cc @carol", "key-00001")
+    page = await asyncio.wait_for(waiting, 10)
+    assert [(m["body"], m["via"]) for m in page.messages] == [("cc @carol", "mention")]
+    assert "started" not in page.messages[0]
+
+
+async def test_limit_pages_and_has_more(alice, bob):
+    for n in range(3):
+        await send(alice, "bob-codex", f"m{n}", f"key-0000{n}")
+    page = await wait_for_messages(profile_id=bob.pk, after_sequence=0, limit=2)
+    assert (page.next_after_sequence, page.has_more) == (2, True)
+
+
+async def test_without_after_sequence_it_resumes_from_the_stored_cursor(alice, bob):
+    await send(alice, "bob-codex", "one", "key-00001")
+    await send(alice, "bob-codex", "two", "key-00002")
+    first = await wait_for_messages(profile_id=bob.pk, limit=1)
+    assert [m["sequence"] for m in first.messages] == [1]
+    # The response was never confirmed written: the same message comes again.
+    again = await wait_for_messages(profile_id=bob.pk, limit=1)
+    assert [m["sequence"] for m in again.messages] == [1]
+    await in_thread(record_delivered)(profile_id=bob.pk, sequence=again.next_after_sequence)
+    after = await wait_for_messages(profile_id=bob.pk, limit=1)
+    assert [m["sequence"] for m in after.messages] == [2]
+
+
+async def test_the_stored_cursor_never_moves_back(alice, bob):
+    await send(alice, "bob-codex", "one", "key-00001")
+    await in_thread(record_delivered)(profile_id=bob.pk, sequence=1)
+    await in_thread(record_delivered)(profile_id=bob.pk, sequence=0)
+    await in_thread(bob.refresh_from_db)()
+    assert bob.last_delivered_sequence == 1
+
+
+async def test_an_after_sequence_beyond_the_latest_message_is_refused(bob):
+    with pytest.raises(Invalid) as error:
+        await wait_for_messages(profile_id=bob.pk, after_sequence=7, timeout_s=0)
+    assert error.value.field == "after_sequence"
+    assert "beyond your latest message (0)" in error.value.message
+    assert wakeups.registry.count() == 0
+
+
+async def test_a_repeated_zero_timeout_waits_instead_of_spinning(alice, bob):
+    first = await wait_for_messages(profile_id=bob.pk, after_sequence=0, timeout_s=0)
+    assert first.note is None
+    waiting = asyncio.create_task(
+        wait_for_messages(profile_id=bob.pk, after_sequence=0, timeout_s=0)
+    )
+    await parked()  # the repeat parks rather than answering at once
+    await send(alice, "bob-codex", "while you wait", "key-00001")
+    page = await asyncio.wait_for(waiting, 10)
+    assert [m["body"] for m in page.messages] == ["while you wait"]
+    assert page.as_dict()["note"] == BUSY_LOOP_NOTE
+
+
+async def test_a_waiter_whose_client_left_unparks_and_leaves_nothing_behind(bob):
+    gone = False
+    waiting = asyncio.create_task(
+        wait_for_messages(profile_id=bob.pk, timeout_s=50, is_disconnected=lambda: gone)
+    )
+    await parked()
+    gone = True
+    wakeups.registry.wake_gone()  # what the per-process sweeper does every second
+    page = await asyncio.wait_for(waiting, 10)
+    assert page.client_gone
+    assert wakeups.registry.count() == 0
