@@ -7,13 +7,19 @@ A wake-up says only "look again": the waiter re-reads from the database, so a sp
 duplicate wake-up costs one query and never a lost or doubled message.
 
 Across worker processes, `notify()` also publishes the keys on one Redis channel; each process
-holds one subscription and routes what it hears to its local waiters (see `redis_bridge`).
+holds one subscription and routes what it hears to its local waiters (see `RedisBridge`).
 """
 
 import asyncio
+import contextlib
+import logging
 import threading
+import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from urllib.parse import urlsplit
+
+logger = logging.getLogger(__name__)
 
 
 def room_key(room_id) -> str:
@@ -122,19 +128,16 @@ async def _sweep_forever() -> None:
 
 def ensure_started() -> None:
     """Start this process's background tasks on the running loop, once: the disconnect sweeper
-    and, with REDIS_URL, the Redis bridge. Called by every long-poll before it parks."""
+    and, with REDIS_URL, the Redis subscription. Called by every long-poll before it parks."""
     global _sweeper
     if _sweeper is None or _sweeper.done() or _sweeper.get_loop().is_closed():
         _sweeper = asyncio.get_running_loop().create_task(_sweep_forever())
-    if _bridge_factory is not None:
-        _bridge_factory()
+    if bridge is not None:
+        bridge.start()
 
 
-# Set at start-up when REDIS_URL is configured (see redis_bridge); starts the subscription.
-_bridge_factory: Callable[[], None] | None = None
-
-# Set by redis_bridge.start() in a process that has REDIS_URL; publishes keys to other processes.
-_remote_publisher = None
+# Set by configure() in a process that has REDIS_URL; publishes keys to other processes.
+_remote_publisher: Callable[[list[str]], None] | None = None
 
 
 def set_remote_publisher(publisher) -> None:
@@ -149,5 +152,114 @@ def notify(keys: Iterable[str]) -> None:
     """
     keys = list(keys)
     registry.wake_local(keys)
-    if _remote_publisher is not None:
+    if _remote_publisher is not None and keys:
         _remote_publisher(keys)
+
+
+# ---------------------------------------------------------------------------------------------
+# Across processes: one Redis pub/sub channel, one subscription per process.
+
+
+class RedisBridge:
+    """Publishes wake-up keys and routes the keys other processes publish to local waiters.
+
+    One channel for everything: a send costs one PUBLISH, however many waiters or processes
+    there are (a Channels group per waiter would cost several round trips per send). Each
+    process subscribes once, lazily, from the async path; a process that only sends never
+    subscribes. After every (re)subscribe all local waiters are woken to re-read, since wake-ups
+    published while the subscription was down are lost.
+    """
+
+    def __init__(self, url: str, channel: str, *, target: Registry = registry):
+        self.url = url
+        self.channel = channel
+        self.target = target
+        self.origin = uuid.uuid4().hex.encode()  # our own publishes come back: skip them
+        self._task: asyncio.Task | None = None
+        self._sync_client = None
+        self._lock = threading.Lock()
+        self.subscribed = 0  # how many times a subscription became active (for tests, logs)
+        self.client_name = f"osfoundry-wakeups-{self.origin[:12].decode()}"
+
+    # Publishing: notify() runs in whichever thread committed, usually a sync worker thread.
+    def publish(self, keys: list[str]) -> None:
+        payload = self.origin + b" " + " ".join(keys).encode()
+        try:
+            self._client().publish(self.channel, payload)
+        except Exception:
+            # The message is stored; remote waiters find it at their next wake-up or timeout.
+            logger.warning("could not publish wake-up for %s", keys[:3], exc_info=True)
+
+    def _client(self):
+        with self._lock:
+            if self._sync_client is None:
+                import redis
+
+                self._sync_client = redis.Redis.from_url(
+                    self.url, socket_timeout=2, socket_connect_timeout=2
+                )
+            return self._sync_client
+
+    # Subscribing
+    def start(self) -> None:
+        task = self._task
+        if task is not None and not task.done() and not task.get_loop().is_closed():
+            return
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, RuntimeError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        import redis.asyncio as aioredis
+
+        backoff = 0.1
+        while True:
+            client = aioredis.Redis.from_url(
+                self.url,
+                socket_keepalive=True,
+                health_check_interval=30,
+                client_name=self.client_name,
+            )
+            try:
+                pubsub = client.pubsub()
+                await pubsub.subscribe(self.channel)
+                async for message in pubsub.listen():
+                    kind = message["type"]
+                    if kind == "subscribe":
+                        self.subscribed += 1
+                        backoff = 0.1
+                        self.target.wake_all_local()
+                    elif kind == "message":
+                        origin, _, keys = message["data"].partition(b" ")
+                        if origin != self.origin:
+                            self.target.wake_local(keys.decode().split())
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.warning("wake-up subscription lost; reconnecting", exc_info=True)
+            finally:
+                with contextlib.suppress(Exception):
+                    await client.aclose()
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 5.0)
+
+
+bridge: RedisBridge | None = None
+
+
+def configure(redis_url: str, prefix: str = "osfoundry") -> None:
+    """Called once at start-up: with a Redis URL, wake-ups cross process boundaries."""
+    global bridge
+    if not redis_url:
+        bridge = None
+        set_remote_publisher(None)
+        return
+    # Pub/sub ignores the database number: put it in the channel so databases stay apart.
+    db = urlsplit(redis_url).path.strip("/") or "0"
+    bridge = RedisBridge(redis_url, f"{prefix}:wakeups:{db}")
+    set_remote_publisher(bridge.publish)

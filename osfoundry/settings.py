@@ -121,6 +121,7 @@ def load_secret_key(debug: bool, production: bool) -> str:
 
 DATABASE_URL = env_str("DATABASE_URL")
 REDIS_URL = env_str("REDIS_URL")
+REDIS_PREFIX = env_str("REDIS_PREFIX", "osfoundry")
 IS_PRODUCTION = bool(DATABASE_URL) and not DATABASE_URL.startswith("sqlite")
 
 DEBUG = env_bool("DEBUG", False)
@@ -203,7 +204,7 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": env_str("REDIS_PREFIX", "osfoundry")},
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": REDIS_PREFIX},
         }
     }
 else:
@@ -263,7 +264,7 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": env_str("REDIS_PREFIX", "osfoundry"),
+            "KEY_PREFIX": REDIS_PREFIX,
         }
     }
 

@@ -1,0 +1,77 @@
+"""The cross-process bridge against a real Redis: one subscription per process."""
+
+import asyncio
+import os
+import uuid
+from urllib.parse import urlsplit
+
+import pytest
+import redis
+
+from agents.wakeups import RedisBridge, Registry
+from tests.servers import require
+
+REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+
+
+@pytest.fixture
+def channel():
+    parts = urlsplit(REDIS_URL)
+    require(parts.hostname or "127.0.0.1", parts.port or 6379, "Redis")
+    return f"test-wakeups-{uuid.uuid4().hex}"
+
+
+async def subscribed(bridge, times=1):
+    while bridge.subscribed < times:
+        await asyncio.sleep(0.01)
+
+
+async def test_keys_from_another_process_wake_only_their_waiters(channel):
+    local = Registry()
+    here = RedisBridge(REDIS_URL, channel, target=local)
+    elsewhere = RedisBridge(REDIS_URL, channel, target=Registry())
+    here.start()
+    try:
+        await asyncio.wait_for(subscribed(here), 10)
+        first = local.register(["agent:1"])
+        second = local.register(["agent:2"])
+        await asyncio.to_thread(elsewhere.publish, ["agent:1"])
+        assert await first.wait(10)
+        assert not second.event.is_set()
+    finally:
+        await here.stop()
+
+
+async def test_a_process_ignores_its_own_wake_ups(channel):
+    local = Registry()
+    here = RedisBridge(REDIS_URL, channel, target=local)
+    elsewhere = RedisBridge(REDIS_URL, channel, target=Registry())
+    here.start()
+    try:
+        await asyncio.wait_for(subscribed(here), 10)
+        mine = local.register(["agent:1"])
+        theirs = local.register(["agent:2"])
+        await asyncio.to_thread(here.publish, ["agent:1"])  # already woken locally by notify()
+        await asyncio.to_thread(elsewhere.publish, ["agent:2"])
+        assert await theirs.wait(10)  # Redis keeps order: ours was seen and skipped before
+        assert not mine.event.is_set()
+    finally:
+        await here.stop()
+
+
+async def test_a_resubscription_wakes_every_local_waiter_to_re_read(channel):
+    local = Registry()
+    here = RedisBridge(REDIS_URL, channel, target=local)
+    here.start()
+    try:
+        await asyncio.wait_for(subscribed(here), 10)
+        waiter = local.register(["agent:1"])
+        admin = redis.Redis.from_url(REDIS_URL)
+        ours = [c["id"] for c in admin.client_list() if c["name"] == here.client_name]
+        assert len(ours) == 1  # one subscription for the whole process
+        admin.client_kill_filter(_id=ours[0])
+        admin.close()
+        await asyncio.wait_for(subscribed(here, 2), 10)
+        assert await waiter.wait(10)
+    finally:
+        await here.stop()
