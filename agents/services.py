@@ -669,3 +669,10 @@ async def wait_for_messages(
         return page
     finally:
         wakeups.registry.unregister(waiter)
+
+
+def profile_result(result: ClaimResult) -> dict:
+    data = {"handle": result.profile.handle, "kind": result.profile.kind, "created": result.created}
+    if result.previous_handle:
+        data["previous_handle"] = result.previous_handle
+    return data

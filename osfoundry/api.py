@@ -5,6 +5,7 @@ from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from pydantic import BaseModel
 
+from agents.api import router as agents_router
 from rooms.api import router as rooms_router
 
 from .auth import InsufficientScope
@@ -41,6 +42,7 @@ api = API(
     ),
 )
 api.add_router("/", rooms_router)
+api.add_router("/", agents_router)
 
 
 def error_response(request, status: int, body: dict, headers: dict | None = None):

@@ -16,11 +16,21 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from agents import longpoll  # noqa: E402
 from rooms.routing import websocket_urlpatterns  # noqa: E402
+
+
+async def http(scope, receive, send):
+    # Long-polls park on this event loop, never in Django's thread-per-request handler.
+    if longpoll.matches(scope):
+        await longpoll.handle(scope, receive, send)
+    else:
+        await django_asgi(scope, receive, send)
+
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi,
+        "http": http,
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

@@ -1,3 +1,6 @@
+import threading
+import time
+
 import pytest
 
 from agents.models import AgentProfile
@@ -54,5 +57,66 @@ def bob(profile_factory, member):
 def channel_factory(project):
     def create(name="general", members=()):
         return create_channel(project=project, name=name, members=members)
+
+    return create
+
+
+class LiveServer:
+    """The whole ASGI application under uvicorn, in a thread of the test process, on
+    127.0.0.1: it shares this process's wake-up registry, so tests can see parked waiters."""
+
+    def __init__(self):
+        import uvicorn
+
+        from tests.servers import free_port
+
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(
+            "osfoundry.asgi:application",
+            host="127.0.0.1",
+            port=self.port,
+            log_level="warning",
+            lifespan="off",
+            access_log=False,
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def start(self):
+        self.thread.start()
+        deadline = time.monotonic() + 15
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the live server did not start")
+            time.sleep(0.02)
+        return self
+
+    def stop(self):
+        self.server.should_exit = True
+        self.thread.join(15)
+
+
+@pytest.fixture
+def asgi_live(transactional_db):
+    server = LiveServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def agent_token(project, token_factory):
+    """A (raw token, profile) pair: the token's connection has claimed `handle`."""
+    from agents.services import claim_connected_profile
+    from osfoundry.auth import authenticate_bearer
+
+    def create(user, handle):
+        project.members.add(user)
+        raw = token_factory(user)
+        principal = authenticate_bearer(raw)
+        profile = claim_connected_profile(
+            user=user, connection_key=principal.token_key, handle=handle
+        ).profile
+        return raw, profile
 
     return create

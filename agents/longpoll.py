@@ -1,0 +1,170 @@
+"""GET /api/v1/agents/messages/wait: the REST mirror of wait_for_messages, as a plain ASGI
+route that osfoundry/asgi.py calls before Django.
+
+Django's handler runs every request in a thread; 20,000 idle agents would be 20,000 threads.
+Here a parked request is a coroutine and a future. The client's disconnect is watched while
+parked (the wait ends at once and nothing is written or stored), and the stored cursor moves
+only after the response was handed to the server completely.
+"""
+
+import asyncio
+import json
+from urllib.parse import parse_qsl
+
+from pydantic import ValidationError
+
+from osfoundry.auth import (
+    READ,
+    InsufficientScope,
+    Unauthenticated,
+    authenticate_bearer,
+    bearer_from_header,
+)
+from osfoundry.errors import DomainError, Invalid, describe_validation_error
+
+from . import services
+from .schemas import WaitIn
+
+PATH = "/api/v1/agents/messages/wait"
+
+
+def matches(scope) -> bool:
+    return scope["type"] == "http" and scope["path"] in (PATH, PATH + "/")
+
+
+async def handle(scope, receive, send) -> None:
+    client = Client(receive)
+    try:
+        if scope["method"] not in ("GET", "HEAD"):
+            await reply(send, 405, error("method_not_allowed", "Use GET"), [(b"allow", b"GET")])
+            return
+        args = parse_query(scope)
+        profile_id = await in_thread(authorize, headers=dict(scope.get("headers") or []))
+        client.start()
+        wait = asyncio.ensure_future(
+            services.wait_for_messages(
+                profile_id=profile_id,
+                after_sequence=args.after_sequence,
+                timeout_s=args.timeout_s,
+                limit=args.limit,
+                is_disconnected=client.is_gone,
+            )
+        )
+        client.on_gone(wait.cancel)
+        try:
+            page = await wait
+        except asyncio.CancelledError:
+            if client.gone:
+                return  # nobody to answer and nothing to store
+            raise
+    except DomainError as exc:
+        client.stop()
+        await reply(send, exc.http_status, {"error": exc.as_dict()}, auth_headers(exc))
+        return
+    await asyncio.sleep(0)  # let a disconnect that already happened be noticed first
+    if client.gone or page.client_gone:
+        client.stop()
+        return
+    await reply(send, 200, page.as_dict())
+    # Checked before the loop runs the watcher again: uvicorn drops a write to a closed
+    # connection silently, and the watcher is how we learn it was closed.
+    written = not client.gone
+    client.stop()
+    if written:
+        await services.in_db_thread(
+            services.record_delivered, profile_id=profile_id, sequence=page.next_after_sequence
+        )
+
+
+def parse_query(scope) -> WaitIn:
+    pairs = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+    query = {}
+    for name, value in pairs:
+        if name in query:
+            raise Invalid(f"{name}: given twice; pass it once", field=name)
+        query[name] = value
+    try:
+        return WaitIn.model_validate(query)
+    except ValidationError as exc:
+        raise describe_validation_error(exc, allowed=list(WaitIn.model_fields)) from None
+
+
+def authorize(*, headers: dict) -> int:
+    raw = bearer_from_header(headers.get(b"authorization", b"").decode("latin-1"))
+    principal = authenticate_bearer(raw)
+    if principal is None:
+        raise Unauthenticated(
+            "A valid bearer token is required: send Authorization: Bearer <token>"
+        )
+    principal.require(READ)
+    return services.get_connected_profile(connection_key=principal.token_key).pk
+
+
+def in_thread(fn, **kwargs):
+    return services.in_db_thread(fn, **kwargs)
+
+
+def error(code: str, message: str) -> dict:
+    return {"error": {"code": code, "message": message}}
+
+
+def auth_headers(exc: DomainError) -> list:
+    if isinstance(exc, InsufficientScope):
+        value = f'Bearer error="insufficient_scope", scope="{exc.scope}"'
+    elif exc.http_status == 401:
+        value = 'Bearer error="invalid_token"'
+    else:
+        return []
+    return [(b"www-authenticate", value.encode())]
+
+
+async def reply(send, status: int, data: dict, headers: list | None = None) -> None:
+    body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"cache-control", b"no-store"),
+                *(headers or []),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class Client:
+    """Watches the connection while the request is parked."""
+
+    def __init__(self, receive):
+        self.receive = receive
+        self.gone = False
+        self._task: asyncio.Task | None = None
+        self._callbacks: list = []
+
+    def start(self) -> None:
+        self._task = asyncio.ensure_future(self._watch())
+
+    def is_gone(self) -> bool:
+        return self.gone
+
+    def on_gone(self, fn) -> None:
+        if self.gone:
+            fn()
+        else:
+            self._callbacks.append(fn)
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _watch(self) -> None:
+        while True:
+            message = await self.receive()
+            if message["type"] == "http.disconnect":
+                self.gone = True
+                for fn in self._callbacks:
+                    fn()
+                return

@@ -1,0 +1,160 @@
+"""The agent network's MCP tools. Schemas are published exactly as written here (SPEC §6–7)."""
+
+from osfoundry.auth import READ, WRITE
+from osfoundry.mcp.tooling import CallContext, Tool
+
+from . import services
+from .schemas import AgentMessageIn, ChannelMessageToolIn, ClaimProfileIn, WaitIn
+
+KEY = {"type": "string", "minLength": 8, "maxLength": 128}
+BODY = {"type": "string", "maxLength": 20000}
+
+
+def schema(properties: dict, required: list[str]) -> dict:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+def hints(*, read_only: bool, open_world: bool) -> dict:
+    if read_only:
+        return {"readOnlyHint": True, "openWorldHint": open_world}
+    # MCP reads a missing destructiveHint as true; these tools only add.
+    return {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": open_world}
+
+
+def profile(ctx: CallContext):
+    return services.get_connected_profile(connection_key=ctx.principal.token_key)
+
+
+def claim(ctx: CallContext, args: ClaimProfileIn) -> dict:
+    result = services.claim_connected_profile(
+        user=ctx.principal.user, connection_key=ctx.principal.token_key, handle=args.handle
+    )
+    return services.profile_result(result)
+
+
+def send_direct(ctx: CallContext, args: AgentMessageIn) -> dict:
+    return services.send_agent_message(
+        sender=profile(ctx),
+        to=args.to,
+        body=args.body,
+        thread_root_id=args.thread_root_id,
+        idempotency_key=args.idempotency_key,
+    ).as_dict()
+
+
+def send_channel(ctx: CallContext, args: ChannelMessageToolIn) -> dict:
+    return services.send_channel_message(
+        sender=profile(ctx),
+        channel=args.channel,
+        to=args.to,
+        body=args.body,
+        thread_root_id=args.thread_root_id,
+        idempotency_key=args.idempotency_key,
+    ).as_dict()
+
+
+async def wait(ctx: CallContext, args: WaitIn) -> dict:
+    me = await services.in_db_thread(profile, ctx=ctx)
+    page = await services.wait_for_messages(
+        profile_id=me.pk,
+        after_sequence=args.after_sequence,
+        timeout_s=args.timeout_s,
+        limit=args.limit,
+        is_disconnected=ctx.is_disconnected,
+    )
+
+    async def delivered():
+        # Runs only once the response is fully written: the stored cursor never skips ahead
+        # of what the client actually got.
+        await services.in_db_thread(
+            services.record_delivered, profile_id=me.pk, sequence=page.next_after_sequence
+        )
+
+    if not page.client_gone:
+        ctx.after_response(delivered)
+    return page.as_dict()
+
+
+TOOLS = [
+    Tool(
+        name="claim_connected_profile",
+        description=(
+            "Claim your agent handle: 2-31 chars of a-z 0-9 -; not maestro, direct, all, "
+            "everyone, here, channel. Others reach you as @handle."
+        ),
+        arguments=ClaimProfileIn,
+        input_schema=schema(
+            {"handle": {"type": "string", "pattern": services.HANDLE_PATTERN}}, ["handle"]
+        ),
+        scope=WRITE,
+        annotations=hints(read_only=False, open_world=False),
+        handler=claim,
+    ),
+    Tool(
+        name="send_agent_message",
+        description=(
+            "Message agents (`to`: handles, space-separated). Result: who received it, who "
+            "was skipped and why. Reuse idempotency_key on retries."
+        ),
+        arguments=AgentMessageIn,
+        input_schema=schema(
+            {
+                "to": {"type": "string"},
+                "body": BODY,
+                "thread_root_id": {"type": "string"},
+                "idempotency_key": KEY,
+            },
+            ["to", "body", "idempotency_key"],
+        ),
+        scope=WRITE,
+        annotations=hints(read_only=False, open_world=True),
+        handler=send_direct,
+    ),
+    Tool(
+        name="send_channel_message",
+        description=(
+            "Post to your channel; handles in `to` are addressed. Writing @handle in the body "
+            "wakes nobody: it only shows in their wait_for_messages."
+        ),
+        arguments=ChannelMessageToolIn,
+        input_schema=schema(
+            {
+                "channel": {"type": "string"},
+                "body": BODY,
+                "to": {"type": "string"},
+                "thread_root_id": {"type": "string"},
+                "idempotency_key": KEY,
+            },
+            ["channel", "body", "idempotency_key"],
+        ),
+        scope=WRITE,
+        annotations=hints(read_only=False, open_world=True),
+        handler=send_channel,
+    ),
+    Tool(
+        name="wait_for_messages",
+        description=(
+            "Messages to you (via to, @handle, direct) as soon as one arrives, or [] after "
+            "timeout_s (max 50). Pass after_sequence = last sequence you processed; without "
+            "it, it resumes where the last call stopped."
+        ),
+        arguments=WaitIn,
+        input_schema=schema(
+            {
+                "after_sequence": {"type": "integer", "minimum": 0},
+                "timeout_s": {"type": "integer", "minimum": 0, "maximum": 50},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50},
+            },
+            [],
+        ),
+        scope=READ,
+        annotations=hints(read_only=True, open_world=False),
+        handler=wait,
+        is_async=True,
+    ),
+]

@@ -1,0 +1,170 @@
+"""GET /api/v1/agents/messages/wait against a live uvicorn: the lean path, disconnects, and the
+stored cursor that only moves for a response that was written."""
+
+import socket
+import threading
+import time
+
+import httpx
+import pytest
+
+from agents import wakeups
+from agents.longpoll import PATH
+from agents.models import AgentProfile
+from agents.services import send_agent_message
+
+
+def until(condition, what, seconds=10):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.005)
+
+
+def parked(count):
+    return until(lambda: wakeups.registry.count() == count, f"{count} parked waiters")
+
+
+def cursor(profile):
+    return AgentProfile.objects.get(pk=profile.pk).last_delivered_sequence
+
+
+def send(sender, n):
+    send_agent_message(
+        sender=sender, to="bob-codex", body=f"m{n}", idempotency_key=f"alice-m-{n:04d}"
+    )
+
+
+def wait(server, token, **query):
+    response = httpx.get(
+        server.url + PATH,
+        params=query,
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=60,
+    )
+    return response
+
+
+def open_wait(server, token, query="timeout_s=50"):
+    """A raw request we can abandon: the socket closes without reading any response."""
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    request = (
+        f"GET {PATH}?{query} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n\r\n"
+    )
+    sock.sendall(request.encode())
+    return sock
+
+
+@pytest.fixture
+def pair(agent_token, owner, member):
+    _alice_token, alice = agent_token(owner, "alice-claude")
+    bob_token, bob = agent_token(member, "bob-codex")
+    return alice, bob, bob_token
+
+
+def test_a_parked_wait_returns_the_message_sent_meanwhile(asgi_live, pair):
+    alice, bob, token = pair
+    answers = []
+    thread = threading.Thread(target=lambda: answers.append(wait(asgi_live, token)))
+    thread.start()
+    parked(1)
+    send(alice, 1)
+    thread.join(20)
+    body = answers[0].json()
+    assert answers[0].status_code == 200
+    assert [(m["sequence"], m["body"], m["from"]) for m in body["messages"]] == [
+        (1, "m1", "alice-claude")
+    ]
+    assert body["next_after_sequence"] == 1
+    until(lambda: cursor(bob) == 1, "the stored cursor to follow the written response")
+    assert wakeups.registry.count() == 0
+
+
+def test_an_idle_wait_answers_an_empty_list(asgi_live, pair):
+    _alice, _bob, token = pair
+    response = wait(asgi_live, token, timeout_s=1)
+    assert response.json() == {"messages": [], "next_after_sequence": 0, "has_more": False}
+
+
+def test_the_wait_needs_a_token_and_a_profile(asgi_live, pair, token_factory, stranger):
+    response = httpx.get(asgi_live.url + PATH)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == 'Bearer error="invalid_token"'
+    no_profile = wait(asgi_live, token_factory(stranger), timeout_s=0)
+    assert no_profile.status_code == 404
+    assert no_profile.json()["error"]["code"] == "no_profile"
+    write_only = wait(asgi_live, token_factory(stranger, "osfoundry:write"), timeout_s=0)
+    assert write_only.status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ({"timeout_s": 51}, "timeout_s: must be at most 50"),
+        ({"limit": 0}, "limit: must be at least 1"),
+        ({"after_sequence": -1}, "after_sequence: must be at least 0"),
+        ({"after_sequence": "x"}, "after_sequence: must be an integer"),
+        ({"since": 3}, "since: unknown field; remove it"),
+    ],
+)
+def test_bad_query_parameters_are_named(asgi_live, pair, query, message):
+    _alice, _bob, token = pair
+    response = wait(asgi_live, token, **query)
+    assert response.status_code == 400
+    assert response.json()["error"]["message"].startswith(message)
+
+
+def test_a_client_that_leaves_while_parked_leaves_nothing_behind(asgi_live, pair):
+    alice, bob, token = pair
+    sock = open_wait(asgi_live, token)
+    parked(1)
+    sock.close()
+    parked(0)  # the disconnect ended the wait at once
+    send(alice, 1)
+    assert cursor(bob) == 0
+    # Nothing was lost: a call without after_sequence gets the message.
+    assert [m["body"] for m in wait(asgi_live, token, timeout_s=0).json()["messages"]] == ["m1"]
+
+
+def test_a_response_the_client_never_read_does_not_move_the_cursor(asgi_live, pair):
+    alice, bob, token = pair
+    send(alice, 1)
+    sock = open_wait(asgi_live, token)
+    sock.close()  # before the server could answer
+    time.sleep(0.5)  # let the server finish with it (no assertion depends on the duration)
+    assert cursor(bob) == 0
+    again = wait(asgi_live, token, timeout_s=0).json()
+    assert [m["sequence"] for m in again["messages"]] == [1]
+    until(lambda: cursor(bob) == 1, "the cursor to move after a written response")
+
+
+@pytest.mark.parametrize("client_keeps_cursor", [True, False], ids=["after_sequence", "resume"])
+def test_every_fifth_response_dropped_still_processes_all_twenty(
+    asgi_live, pair, client_keeps_cursor
+):
+    alice, bob, token = pair
+    processed: list[str] = []
+    last = 0
+    for n in range(1, 21):
+        if n % 5 == 0:
+            # This round's response is lost: the client goes away while its call is parked.
+            until(lambda last=last: cursor(bob) == last, "the last response to be recorded")
+            query = f"timeout_s=50&after_sequence={last}" if client_keeps_cursor else ""
+            sock = open_wait(asgi_live, token, query or "timeout_s=50")
+            parked(1)
+            sock.close()
+            parked(0)
+            send(alice, n)
+            assert cursor(bob) == last  # never moved for the unwritten response
+            continue
+        send(alice, n)
+        query = {"after_sequence": last} if client_keeps_cursor else {}
+        page = wait(asgi_live, token, timeout_s=50, **query).json()
+        processed += [m["body"] for m in page["messages"]]
+        last = page["next_after_sequence"]
+    query = {"after_sequence": last} if client_keeps_cursor else {}
+    processed += [
+        m["body"] for m in wait(asgi_live, token, timeout_s=1, **query).json()["messages"]
+    ]
+    assert processed == [f"m{n}" for n in range(1, 21)]
