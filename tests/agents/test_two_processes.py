@@ -1,0 +1,125 @@
+"""Two uvicorn processes sharing the database and Redis: a waiter parked on one is woken by a
+message sent through the other (one Redis subscription per process routes the wake-up)."""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+import redis
+from django.conf import settings
+
+from agents.longpoll import PATH
+from tests.servers import free_port, require
+
+ROOT = Path(__file__).resolve().parents[2]
+REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+
+
+def database_url() -> str:
+    db = settings.DATABASES["default"]
+    if db["ENGINE"].endswith("postgresql"):
+        auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+        return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    return f"sqlite:///{Path(db['NAME']).resolve()}"
+
+
+class Worker:
+    def __init__(self, env):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "osfoundry.asgi:application"]
+            + ["--host", "127.0.0.1", "--port", str(self.port)]
+            + ["--no-access-log", "--log-level", "warning", "--lifespan", "off"],
+            cwd=ROOT,
+            env=env,
+        )
+
+    def wait_ready(self):
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError("worker exited at start-up")
+            try:
+                httpx.get(self.url + "/api/v1/docs", timeout=1)
+                return
+            except httpx.TransportError:
+                time.sleep(0.1)
+        raise RuntimeError("worker did not start")
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+@pytest.fixture
+def workers(transactional_db):
+    parts = urlsplit(REDIS_URL)
+    require(parts.hostname or "127.0.0.1", parts.port or 6379, "Redis")
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "REDIS_URL": REDIS_URL,
+        "REDIS_PREFIX": prefix,
+        "SECRET_KEY": os.environ.get("SECRET_KEY") or "two-process-test-" + "x" * 40,
+        "STATIC_MANIFEST": "0",
+        "ALLOWED_HOSTS": "127.0.0.1",
+    }
+    started = [Worker(env), Worker(env)]
+    try:
+        for worker in started:
+            worker.wait_ready()
+        db = parts.path.strip("/") or "0"
+        yield started, f"{prefix}:wakeups:{db}"
+    finally:
+        for worker in started:
+            worker.stop()
+
+
+def test_a_send_on_one_process_wakes_the_waiter_on_the_other(workers, agent_token, owner, member):
+    (waiting_on, sending_on), channel = workers
+    alice_token, _alice = agent_token(owner, "alice-claude")
+    bob_token, _bob = agent_token(member, "bob-codex")
+    answers = []
+
+    def wait():
+        answers.append(
+            httpx.get(
+                waiting_on.url + PATH,
+                params={"timeout_s": 50},
+                headers={"Authorization": f"Bearer {bob_token}"},
+                timeout=60,
+            )
+        )
+
+    thread = threading.Thread(target=wait)
+    thread.start()
+    # The waiting process subscribes when its first long-poll parks (after registering it).
+    admin = redis.Redis.from_url(REDIS_URL)
+    deadline = time.monotonic() + 20
+    while dict(admin.pubsub_numsub(channel)).get(channel.encode(), 0) < 1:
+        assert time.monotonic() < deadline, "the waiting process never subscribed"
+        time.sleep(0.02)
+    admin.close()
+    time.sleep(0.3)  # ordering only: the waiter's first read is done, it is parked
+    sent = httpx.post(
+        sending_on.url + "/api/v1/agents/messages",
+        json={"to": "bob-codex", "body": "across processes", "idempotency_key": "alice-0001"},
+        headers={"Authorization": f"Bearer {alice_token}"},
+        timeout=10,
+    )
+    assert sent.status_code == 201
+    thread.join(60)
+    # Without the cross-process wake-up the parked call would have answered [] at its timeout.
+    assert [m["body"] for m in answers[0].json()["messages"]] == ["across processes"]
