@@ -1,6 +1,7 @@
 """REST mirrors of the agent network's tools. The long-poll (GET /agents/messages/wait) is not
 here: it is served before Django by agents/longpoll.py, so a parked request costs no thread."""
 
+from django.http import HttpResponse
 from ninja import Router
 
 from osfoundry.api_auth import bearer, principal_with
@@ -31,7 +32,7 @@ def claim_profile(request, payload: ClaimProfileIn):
 
 
 @router.post("/agents/messages", summary="Send a direct message", response={200: dict, 201: dict})
-def send_agent_message(request, payload: AgentMessageIn):
+def send_agent_message(request, payload: AgentMessageIn, response: HttpResponse):
     result = services.send_agent_message(
         sender=connected_profile(request),
         to=payload.to,
@@ -39,7 +40,7 @@ def send_agent_message(request, payload: AgentMessageIn):
         thread_root_id=payload.thread_root_id,
         idempotency_key=payload.idempotency_key,
     )
-    return (200 if result.replay else 201), result.as_dict()
+    return sent(result, response)
 
 
 @router.post(
@@ -47,7 +48,7 @@ def send_agent_message(request, payload: AgentMessageIn):
     summary="Post to a channel (by id or name)",
     response={200: dict, 201: dict},
 )
-def send_channel_message(request, channel: str, payload: ChannelMessageIn):
+def send_channel_message(request, channel: str, payload: ChannelMessageIn, response: HttpResponse):
     result = services.send_channel_message(
         sender=connected_profile(request),
         channel=channel,
@@ -56,4 +57,12 @@ def send_channel_message(request, channel: str, payload: ChannelMessageIn):
         thread_root_id=payload.thread_root_id,
         idempotency_key=payload.idempotency_key,
     )
+    return sent(result, response)
+
+
+def sent(result: services.SendResult, response: HttpResponse):
+    if result.stored_at is not None:
+        # When the message was committed (seconds since the epoch): delivery latency is
+        # measured from here (bench/longpoll.py).
+        response.headers["X-Stored-At"] = f"{result.stored_at:.6f}"
     return (200 if result.replay else 201), result.as_dict()

@@ -159,12 +159,13 @@ NOT_PERMITTED = "not_permitted"
 SELF = "self"
 
 
-@dataclass(frozen=True)
+@dataclass
 class SendResult:
     message: Message
     delivered: list[dict]
     skipped: list[dict]
     replay: bool = False
+    stored_at: float | None = None  # time.time() right after commit, before any wake-up
 
     def as_dict(self) -> dict:
         data = {
@@ -456,13 +457,17 @@ def insert_message(*, sender, operation, key, request_hash, fields, routing) -> 
         )
     AgentProfile.objects.bulk_update(locked.values(), ["last_inbox_sequence"])
     InboxEntry.objects.bulk_create(entries)
-    keys = [wakeups.agent_key(pk) for pk in ids]
-    if keys:
-        transaction.on_commit(lambda: wakeups.notify(keys))
     delivered = [
         {"handle": p.handle, "via": via, "started": starts} for p, via, starts in routing.deliveries
     ]
-    return SendResult(message, delivered, routing.skipped)
+    result = SendResult(message, delivered, routing.skipped)
+    transaction.on_commit(lambda: setattr(result, "stored_at", time.time()))
+    # The entries ride along with the wake-up, so a parked recipient in this process can answer
+    # without reading them back.
+    hints = {wakeups.agent_key(e.recipient_id): [inbox_entry_dict(e)] for e in entries}
+    if hints:
+        transaction.on_commit(lambda: wakeups.notify(list(hints), hints))
+    return result
 
 
 # ---------------------------------------------------------------------------------------------
@@ -559,6 +564,22 @@ def read_inbox(*, profile_id: int, after_sequence: int, limit: int) -> InboxPage
     page = [inbox_entry_dict(entry) for entry in entries[:limit]]
     last = page[-1]["sequence"] if page else after_sequence
     return InboxPage(page, last, has_more=len(entries) > limit)
+
+
+def page_from_hints(hints: list[dict], cursor: int, limit: int) -> InboxPage | None:
+    """The page the hints make, if they continue `cursor` without a gap; else None (re-read).
+
+    Sequences are handed out under the recipient's row lock, held until commit, so entries
+    commit in sequence order: the one after `cursor` is exactly cursor + 1."""
+    by_sequence = {h["sequence"]: h for h in hints if h["sequence"] > cursor}
+    run = []
+    while cursor + len(run) + 1 in by_sequence:
+        run.append(by_sequence[cursor + len(run) + 1])
+    if not run:
+        return None
+    page = run[:limit]
+    more = len(by_sequence) > len(page)
+    return InboxPage(page, page[-1]["sequence"], has_more=more)
 
 
 def open_inbox(*, profile_id: int, after_sequence: int | None, limit: int) -> InboxPage:
@@ -660,9 +681,11 @@ async def wait_for_messages(
                 break
             if is_disconnected is not None and is_disconnected():
                 return InboxPage([], cursor, client_gone=True)
-            page = await in_db_thread(
-                read_inbox, profile_id=profile_id, after_sequence=cursor, limit=limit
-            )
+            page = page_from_hints(wakeups.registry.take_hints(waiter), cursor, limit)
+            if page is None:
+                page = await in_db_thread(
+                    read_inbox, profile_id=profile_id, after_sequence=cursor, limit=limit
+                )
         if timeout_s == 0 and not page.messages:
             remember_zero_poll(profile_id, cursor)
         page.note = note

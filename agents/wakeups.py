@@ -3,8 +3,10 @@
 A parked request costs an asyncio.Event, not a thread. Waiters register under keys
 ("room:<id>", "agent:<profile id>") before their first read, so no wake-up can slip between the
 read and the wait. `notify()` is thread-safe and wakes only the waiters registered under its keys.
-A wake-up says only "look again": the waiter re-reads from the database, so a spurious or
-duplicate wake-up costs one query and never a lost or doubled message.
+A wake-up says "look again": the waiter re-reads from the database, so a spurious or
+duplicate wake-up costs one query and never a lost or doubled message. In the sending process a
+wake-up may also carry the new inbox entries as hints; a waiter uses them only when they continue
+its cursor exactly (no gap), which saves the re-read on the hot path.
 
 Across worker processes, `notify()` also publishes the keys on one Redis channel; each process
 holds one subscription and routes what it hears to its local waiters (see `RedisBridge`).
@@ -31,7 +33,7 @@ def agent_key(profile_id) -> str:
 
 
 class Waiter:
-    __slots__ = ("keys", "loop", "event", "is_gone")
+    __slots__ = ("keys", "loop", "event", "is_gone", "hints")
 
     def __init__(
         self,
@@ -44,6 +46,7 @@ class Waiter:
         self.event = asyncio.Event()
         # For callers that can only poll their client's state: the sweeper checks it.
         self.is_gone = is_gone
+        self.hints: list = []  # filled under the registry lock, taken with take_hints()
 
     def wake(self) -> None:
         if self.loop.is_closed():
@@ -86,9 +89,14 @@ class Registry:
                 if not bucket:
                     del self._waiters[key]
 
-    def wake_local(self, keys: Iterable[str]) -> int:
+    def wake_local(self, keys: Iterable[str], hints: dict[str, list] | None = None) -> int:
         with self._lock:
-            targets = {w for key in keys for w in self._waiters.get(key, ())}
+            targets = set()
+            for key in keys:
+                for waiter in self._waiters.get(key, ()):
+                    targets.add(waiter)
+                    if hints and key in hints:
+                        waiter.hints.extend(hints[key])
         for waiter in targets:
             waiter.wake()
         return len(targets)
@@ -99,6 +107,11 @@ class Registry:
         for waiter in targets:
             waiter.wake()
         return len(targets)
+
+    def take_hints(self, waiter: Waiter) -> list:
+        with self._lock:
+            hints, waiter.hints = waiter.hints, []
+        return hints
 
     def wake_gone(self) -> int:
         """Wake the waiters whose client went away, so they stop parking and unregister."""
@@ -145,13 +158,14 @@ def set_remote_publisher(publisher) -> None:
     _remote_publisher = publisher
 
 
-def notify(keys: Iterable[str]) -> None:
+def notify(keys: Iterable[str], hints: dict[str, list] | None = None) -> None:
     """Wake every waiter on these keys, in this process and (with Redis) in the others.
 
-    Call after commit (transaction.on_commit), never inside a transaction.
+    `hints` (key -> new entries) reach local waiters only. Call after commit
+    (transaction.on_commit), never inside a transaction.
     """
     keys = list(keys)
-    registry.wake_local(keys)
+    registry.wake_local(keys, hints)
     if _remote_publisher is not None and keys:
         _remote_publisher(keys)
 

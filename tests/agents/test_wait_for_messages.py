@@ -137,3 +137,14 @@ async def test_a_waiter_whose_client_left_unparks_and_leaves_nothing_behind(bob)
     page = await asyncio.wait_for(waiting, 10)
     assert page.client_gone
     assert wakeups.registry.count() == 0
+
+
+def test_hints_are_used_only_when_they_continue_the_cursor():
+    from agents.services import page_from_hints
+
+    hint = {"sequence": 4}
+    assert page_from_hints([hint, {"sequence": 5}], 3, 50).messages == [hint, {"sequence": 5}]
+    assert page_from_hints([{"sequence": 5}], 3, 50) is None  # a gap: re-read
+    assert page_from_hints([{"sequence": 3}], 3, 50) is None  # already delivered
+    page = page_from_hints([hint, {"sequence": 5}], 3, 1)
+    assert (page.messages, page.next_after_sequence, page.has_more) == ([hint], 4, True)
