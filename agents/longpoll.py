@@ -39,11 +39,11 @@ async def handle(scope, receive, send) -> None:
             await reply(send, 405, error("method_not_allowed", "Use GET"), [(b"allow", b"GET")])
             return
         args = parse_query(scope)
-        profile_id = await in_thread(authorize, headers=dict(scope.get("headers") or []))
+        profile = await in_thread(authorize, headers=dict(scope.get("headers") or []))
         client.start()
         wait = asyncio.ensure_future(
             services.wait_for_messages(
-                profile_id=profile_id,
+                profile=profile,
                 after_sequence=args.after_sequence,
                 timeout_s=args.timeout_s,
                 limit=args.limit,
@@ -70,9 +70,9 @@ async def handle(scope, receive, send) -> None:
     # connection silently, and the watcher is how we learn it was closed.
     written = not client.gone
     client.stop()
-    if written:
+    if written and page.advances:
         await services.in_db_thread(
-            services.record_delivered, profile_id=profile_id, sequence=page.next_after_sequence
+            services.record_delivered, profile_id=profile.pk, sequence=page.next_after_sequence
         )
 
 
@@ -89,7 +89,7 @@ def parse_query(scope) -> WaitIn:
         raise describe_validation_error(exc, allowed=list(WaitIn.model_fields)) from None
 
 
-def authorize(*, headers: dict) -> int:
+def authorize(*, headers: dict) -> services.AgentProfile:
     raw = bearer_from_header(headers.get(b"authorization", b"").decode("latin-1"))
     principal = authenticate_bearer(raw)
     if principal is None:
@@ -97,7 +97,7 @@ def authorize(*, headers: dict) -> int:
             "A valid bearer token is required: send Authorization: Bearer <token>"
         )
     principal.require(READ)
-    return services.get_connected_profile(connection_key=principal.token_key).pk
+    return services.get_connected_profile(connection_key=principal.token_key)
 
 
 def in_thread(fn, **kwargs):

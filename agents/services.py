@@ -128,8 +128,7 @@ def handle_taken(handle: str) -> Conflict:
 
 
 def get_connected_profile(*, connection_key: str) -> AgentProfile:
-    profile = AgentProfile.objects.select_related("owner").filter(connection_key=connection_key)
-    found = profile.first()
+    found = AgentProfile.objects.filter(connection_key=connection_key).first()
     if found is None:
         raise NotFound(
             "This connection has no handle yet: call claim_connected_profile first",
@@ -524,6 +523,7 @@ class InboxPage:
     has_more: bool = False
     note: str | None = None
     client_gone: bool = False  # the client left while parked: write nothing, store nothing
+    advances: bool = False  # once written, the stored cursor moves to next_after_sequence
 
     def as_dict(self) -> dict:
         data = {
@@ -582,20 +582,17 @@ def page_from_hints(hints: list[dict], cursor: int, limit: int) -> InboxPage | N
     return InboxPage(page, page[-1]["sequence"], has_more=more)
 
 
-def open_inbox(*, profile_id: int, after_sequence: int | None, limit: int) -> InboxPage:
-    """The first read of a wait: resolves the cursor (given, or the stored one)."""
-    profile = AgentProfile.objects.filter(pk=profile_id).values(
-        "last_inbox_sequence", "last_delivered_sequence"
-    )[0]
+def start_cursor(profile: AgentProfile, after_sequence: int | None) -> int:
+    """Where a wait starts: the given after_sequence, or the stored cursor."""
     if after_sequence is None:
-        after_sequence = profile["last_delivered_sequence"]
-    elif after_sequence > profile["last_inbox_sequence"]:
+        return profile.last_delivered_sequence
+    if after_sequence > profile.last_inbox_sequence:
         raise Invalid(
             f"after_sequence: {after_sequence} is beyond your latest message "
-            f"({profile['last_inbox_sequence']}); pass the last sequence you processed",
+            f"({profile.last_inbox_sequence}); pass the last sequence you processed",
             field="after_sequence",
         )
-    return read_inbox(profile_id=profile_id, after_sequence=after_sequence, limit=limit)
+    return after_sequence
 
 
 def record_delivered(*, profile_id: int, sequence: int) -> None:
@@ -653,7 +650,7 @@ def remember_zero_poll(profile_id: int, cursor: int) -> None:
 
 async def wait_for_messages(
     *,
-    profile_id: int,
+    profile: AgentProfile,
     after_sequence: int | None = None,
     timeout_s: int = MAX_WAIT_S,
     limit: int = MAX_BATCH,
@@ -661,19 +658,20 @@ async def wait_for_messages(
 ) -> InboxPage:
     """Messages after the cursor, as soon as one arrives, or none after ~timeout_s.
 
-    Parks on the event loop (a future, not a thread). The caller writes the page and then,
-    only if the write completed, calls record_delivered(profile_id, page.next_after_sequence).
+    `profile` is the caller's, freshly loaded (its cursors are read from it). Parks on the event
+    loop: a future, not a thread. The caller writes the page and then, only if the write
+    completed and `page.advances`, calls record_delivered(profile_id, page.next_after_sequence).
     """
     loop = asyncio.get_running_loop()
+    cursor = start_cursor(profile, after_sequence)
     # Register before the first read: a message committed after the read still wakes us.
-    waiter = wakeups.registry.register([wakeups.agent_key(profile_id)], is_gone=is_disconnected)
+    waiter = wakeups.registry.register([wakeups.agent_key(profile.pk)], is_gone=is_disconnected)
     try:
         wakeups.ensure_started()
         page = await in_db_thread(
-            open_inbox, profile_id=profile_id, after_sequence=after_sequence, limit=limit
+            read_inbox, profile_id=profile.pk, after_sequence=cursor, limit=limit
         )
-        cursor = page.next_after_sequence
-        budget, note = wait_budget(profile_id, cursor, timeout_s)
+        budget, note = wait_budget(profile.pk, cursor, timeout_s)
         deadline = loop.time() + budget
         while not page.messages:
             remaining = deadline - loop.time()
@@ -684,11 +682,12 @@ async def wait_for_messages(
             page = page_from_hints(wakeups.registry.take_hints(waiter), cursor, limit)
             if page is None:
                 page = await in_db_thread(
-                    read_inbox, profile_id=profile_id, after_sequence=cursor, limit=limit
+                    read_inbox, profile_id=profile.pk, after_sequence=cursor, limit=limit
                 )
         if timeout_s == 0 and not page.messages:
-            remember_zero_poll(profile_id, cursor)
+            remember_zero_poll(profile.pk, cursor)
         page.note = note
+        page.advances = page.next_after_sequence > profile.last_delivered_sequence
         return page
     finally:
         wakeups.registry.unregister(waiter)

@@ -61,7 +61,7 @@ def send_channel(ctx: CallContext, args: ChannelMessageToolIn) -> dict:
 async def wait(ctx: CallContext, args: WaitIn) -> dict:
     me = await services.in_db_thread(profile, ctx=ctx)
     page = await services.wait_for_messages(
-        profile_id=me.pk,
+        profile=me,
         after_sequence=args.after_sequence,
         timeout_s=args.timeout_s,
         limit=args.limit,
@@ -75,7 +75,7 @@ async def wait(ctx: CallContext, args: WaitIn) -> dict:
             services.record_delivered, profile_id=me.pk, sequence=page.next_after_sequence
         )
 
-    if not page.client_gone:
+    if page.advances and not page.client_gone:
         ctx.after_response(delivered)
     return page.as_dict()
 

@@ -5,6 +5,7 @@ from asgiref.sync import sync_to_async
 from django.db import connection
 
 from agents import wakeups
+from agents.models import AgentProfile
 from agents.services import (
     BUSY_LOOP_NOTE,
     record_delivered,
@@ -33,6 +34,12 @@ def send(sender, to, body, key):
     return in_thread(send_agent_message)(sender=sender, to=to, body=body, idempotency_key=key)
 
 
+async def wait(profile, **arguments):
+    """wait_for_messages with the profile loaded fresh, as the interfaces do."""
+    fresh = await in_thread(AgentProfile.objects.get)(pk=profile.pk)
+    return await wait_for_messages(profile=fresh, **arguments)
+
+
 async def parked(count=1):
     while wakeups.registry.count() < count:
         await asyncio.sleep(0.01)
@@ -41,7 +48,7 @@ async def parked(count=1):
 async def test_waiting_messages_return_at_once_with_their_sequences(alice, bob):
     await send(alice, "bob-codex", "one", "key-00001")
     await send(alice, "bob-codex", "two", "key-00002")
-    page = await wait_for_messages(profile_id=bob.pk, after_sequence=0, timeout_s=50)
+    page = await wait(bob, after_sequence=0, timeout_s=50)
     assert [(m["sequence"], m["body"], m["from"]) for m in page.messages] == [
         (1, "one", "alice-claude"),
         (2, "two", "alice-claude"),
@@ -51,13 +58,13 @@ async def test_waiting_messages_return_at_once_with_their_sequences(alice, bob):
 
 
 async def test_an_idle_wait_returns_an_empty_list_after_the_timeout(bob):
-    page = await wait_for_messages(profile_id=bob.pk, timeout_s=1)
+    page = await wait(bob, timeout_s=1)
     assert page.as_dict() == {"messages": [], "next_after_sequence": 0, "has_more": False}
     assert wakeups.registry.count() == 0
 
 
 async def test_a_send_wakes_the_parked_recipient(alice, bob):
-    waiting = asyncio.create_task(wait_for_messages(profile_id=bob.pk, timeout_s=50))
+    waiting = asyncio.create_task(wait(bob, timeout_s=50))
     await parked()
     await send(alice, "bob-codex", "are you there?", "key-00001")
     page = await asyncio.wait_for(waiting, 10)
@@ -69,7 +76,7 @@ async def test_a_body_mention_reaches_the_mentioned_agents_wait(
     alice, bob, profile_factory, stranger
 ):
     carol = await in_thread(profile_factory)(stranger, "carol")
-    waiting = asyncio.create_task(wait_for_messages(profile_id=carol.pk, timeout_s=50))
+    waiting = asyncio.create_task(wait(carol, timeout_s=50))
     await parked()
     await send(alice, "bob-codex", "cc @carol", "key-00001")
     page = await asyncio.wait_for(waiting, 10)
@@ -80,20 +87,20 @@ async def test_a_body_mention_reaches_the_mentioned_agents_wait(
 async def test_limit_pages_and_has_more(alice, bob):
     for n in range(3):
         await send(alice, "bob-codex", f"m{n}", f"key-0000{n}")
-    page = await wait_for_messages(profile_id=bob.pk, after_sequence=0, limit=2)
+    page = await wait(bob, after_sequence=0, limit=2)
     assert (page.next_after_sequence, page.has_more) == (2, True)
 
 
 async def test_without_after_sequence_it_resumes_from_the_stored_cursor(alice, bob):
     await send(alice, "bob-codex", "one", "key-00001")
     await send(alice, "bob-codex", "two", "key-00002")
-    first = await wait_for_messages(profile_id=bob.pk, limit=1)
+    first = await wait(bob, limit=1)
     assert [m["sequence"] for m in first.messages] == [1]
     # The response was never confirmed written: the same message comes again.
-    again = await wait_for_messages(profile_id=bob.pk, limit=1)
+    again = await wait(bob, limit=1)
     assert [m["sequence"] for m in again.messages] == [1]
     await in_thread(record_delivered)(profile_id=bob.pk, sequence=again.next_after_sequence)
-    after = await wait_for_messages(profile_id=bob.pk, limit=1)
+    after = await wait(bob, limit=1)
     assert [m["sequence"] for m in after.messages] == [2]
 
 
@@ -107,18 +114,16 @@ async def test_the_stored_cursor_never_moves_back(alice, bob):
 
 async def test_an_after_sequence_beyond_the_latest_message_is_refused(bob):
     with pytest.raises(Invalid) as error:
-        await wait_for_messages(profile_id=bob.pk, after_sequence=7, timeout_s=0)
+        await wait(bob, after_sequence=7, timeout_s=0)
     assert error.value.field == "after_sequence"
     assert "beyond your latest message (0)" in error.value.message
     assert wakeups.registry.count() == 0
 
 
 async def test_a_repeated_zero_timeout_waits_instead_of_spinning(alice, bob):
-    first = await wait_for_messages(profile_id=bob.pk, after_sequence=0, timeout_s=0)
+    first = await wait(bob, after_sequence=0, timeout_s=0)
     assert first.note is None
-    waiting = asyncio.create_task(
-        wait_for_messages(profile_id=bob.pk, after_sequence=0, timeout_s=0)
-    )
+    waiting = asyncio.create_task(wait(bob, after_sequence=0, timeout_s=0))
     await parked()  # the repeat parks rather than answering at once
     await send(alice, "bob-codex", "while you wait", "key-00001")
     page = await asyncio.wait_for(waiting, 10)
@@ -128,9 +133,7 @@ async def test_a_repeated_zero_timeout_waits_instead_of_spinning(alice, bob):
 
 async def test_a_waiter_whose_client_left_unparks_and_leaves_nothing_behind(bob):
     gone = False
-    waiting = asyncio.create_task(
-        wait_for_messages(profile_id=bob.pk, timeout_s=50, is_disconnected=lambda: gone)
-    )
+    waiting = asyncio.create_task(wait(bob, timeout_s=50, is_disconnected=lambda: gone))
     await parked()
     gone = True
     wakeups.registry.wake_gone()  # what the per-process sweeper does every second
