@@ -358,7 +358,9 @@ def lock_pending_for_owner(*, owner, proposal_id, content_hash: str | None) -> P
         raise NotFound(f"Proposal {str(proposal_id)!r} not found", field="proposal_id")
     # Lock first: two owners' tabs can approve at once; the Room lock also orders tab positions.
     room = Room.objects.select_for_update().get(pk=found)
-    proposal = Proposal.objects.select_for_update().select_related("decided_by").get(pk=pk)
+    proposal = (
+        Proposal.objects.select_for_update(of=("self",)).select_related("decided_by").get(pk=pk)
+    )
     proposal.room = room
     if not room.is_owned_by(owner):
         if owner.is_authenticated and room.members.filter(pk=owner.pk).exists():
