@@ -5,6 +5,7 @@ import json
 import unicodedata
 import uuid
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -590,3 +591,17 @@ def import_repo_version(*, repository, path, ref: str = "HEAD") -> tuple[Reposit
         defaults={"ref": ref, "message": snapshot.message, "files": snapshot.files},
     )
     return version, created
+
+
+def purge_idempotency_keys(*, older_than_days: int) -> int:
+    """Forget keys older than the retention window (IDEMPOTENCY_KEY_DAYS); returns how many.
+
+    Proposals are never deleted. A key still pointing at a pending proposal is kept: a client
+    may still be retrying it.
+    """
+    cutoff = timezone.now() - timedelta(days=older_than_days)
+    expired = ProposalKey.objects.filter(created_at__lt=cutoff).exclude(
+        proposal__status=Proposal.Status.PENDING
+    )
+    deleted, _ = expired.delete()
+    return deleted

@@ -125,3 +125,19 @@ def test_concurrent_fresh_keys_with_identical_content_store_one_card(room, agent
     assert len({r.proposal.pk for r in results}) == 1
     assert Proposal.objects.count() == 1
     assert ProposalKey.objects.count() == 8
+
+
+def test_old_keys_of_decided_proposals_are_purged(room, owner, agent, files):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from rooms.services import decline_proposal, purge_idempotency_keys
+
+    decided = propose(room, agent, files, "old-key-001").proposal
+    decline_proposal(owner=owner, proposal_id=decided.pk)
+    pending = propose(room, agent, {**files, "src/x.ts": "1"}, "old-key-002").proposal
+    ProposalKey.objects.update(created_at=timezone.now() - timedelta(days=31))
+    assert purge_idempotency_keys(older_than_days=30) == 1
+    assert list(ProposalKey.objects.values_list("key", flat=True)) == ["old-key-002"]
+    assert Proposal.objects.filter(pk__in=[decided.pk, pending.pk]).count() == 2
