@@ -10,6 +10,17 @@ from rooms.models import Project, Room
 os.environ.setdefault("STATIC_MANIFEST", "0")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _fast_password_hashing():
+    # Real hashing costs ~0.5 s per user; the tests create several users each.
+    from django.conf import settings
+
+    saved = settings.PASSWORD_HASHERS
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    yield
+    settings.PASSWORD_HASHERS = saved
+
+
 @pytest.fixture(autouse=True)
 def _plain_static(settings):
     settings.STORAGES = {
