@@ -91,6 +91,28 @@ def get_app_for_user(user, room_id, instance_id, *, agent: bool = False) -> Laun
     return app
 
 
+def get_repo_version_for_user(user, *, repository_id, version_id) -> RepositoryVersion:
+    """A pinned version for members of its project and for owners of the project's Rooms (who
+    review repo proposals); NotFound for everyone else."""
+    repo_pk = parse_uuid(repository_id, field="repository_id", what="Repository")
+    version_pk = parse_uuid(version_id, field="version_id", what="Version")
+    version = (
+        RepositoryVersion.objects.select_related("repository__project")
+        .filter(pk=version_pk, repository_id=repo_pk)
+        .first()
+    )
+    project = version.repository.project if version else None
+    if (
+        project is None
+        or not user.is_authenticated
+        or not (
+            project.members.filter(pk=user.pk).exists() or project.rooms.filter(owner=user).exists()
+        )
+    ):
+        raise NotFound(f"Version {str(version_id)!r} not found", field="version_id")
+    return version
+
+
 # ---------------------------------------------------------------------------------------------
 # Snippet rules
 
@@ -341,6 +363,7 @@ def insert_proposal(*, caller, room, operation, key, request_hash, fields) -> Pr
             "kind": proposal.kind,
             "proposed_by": caller.get_username(),
             "file_count": proposal.file_count,
+            "total_bytes": proposal.total_bytes,
         },
     )
     return ProposalResult(proposal)
