@@ -88,9 +88,9 @@ def cache_key(path: str, text: str) -> str:
 
 
 def render(path: str, text: str) -> str:
-    lexer = lexer_class(lexer_key(path))
-    if lexer is not TextLexer and any(len(line) > LONG_LINE_CHARS for line in text.splitlines()):
-        lexer = TextLexer  # minified code: highlighting costs seconds and helps nobody
+    # Very large files and minified code render as plain text: colouring them costs seconds
+    # and helps nobody.
+    lexer = TextLexer if is_large(text) else lexer_class(lexer_key(path))
     formatter = HtmlFormatter(
         linenos="inline",
         cssclass=CSS_CLASS,
