@@ -32,7 +32,8 @@ WAIT_FOR_APPROVAL = (
 
 def canonical_hash(data) -> str:
     encoded = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(encoded.encode()).hexdigest()
+    # surrogatepass: a lone surrogate must reach validation (and its clear error), not crash.
+    return hashlib.sha256(encoded.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def parse_uuid(value, *, field: str, what: str):
@@ -170,6 +171,13 @@ def snippet_problems(files: dict[str, str]) -> list[str]:
             continue
         size = len(text.encode("utf-8", "surrogatepass"))
         total += size
+        if not is_storable_text(text):
+            # PostgreSQL's jsonb cannot hold NUL or lone surrogates; no database gets them.
+            problems.append(
+                f"files[{path!r}]: contains NUL bytes or invalid Unicode, i.e. binary content; "
+                "a snippet carries text files only: drop it, or put the app in a repository "
+                "and use propose_room_repo_app"
+            )
         if size > settings.SNIPPET_MAX_FILE_BYTES:
             problems.append(
                 f"files[{path!r}]: {size} bytes, at most {settings.SNIPPET_MAX_FILE_BYTES} "
@@ -190,6 +198,16 @@ def snippet_problems(files: dict[str, str]) -> list[str]:
     if SNIPPET_ENTRY not in files:
         problems.append(f"{SNIPPET_ENTRY} missing")
     return problems
+
+
+def is_storable_text(text: str) -> bool:
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def check_name(name: str) -> str:
@@ -381,7 +399,10 @@ def lock_pending_for_owner(*, owner, proposal_id, content_hash: str | None) -> P
         raise NotFound(f"Proposal {str(proposal_id)!r} not found", field="proposal_id")
     # Lock first: two owners' tabs can approve at once; the Room lock also orders tab positions.
     room = Room.objects.select_for_update().get(pk=found)
-    proposal = Proposal.objects.select_for_update().select_related("decided_by").get(pk=pk)
+    # of=("self",): PostgreSQL cannot lock the nullable side of the decided_by outer join.
+    proposal = (
+        Proposal.objects.select_for_update(of=("self",)).select_related("decided_by").get(pk=pk)
+    )
     proposal.room = room
     if not room.is_owned_by(owner):
         if owner.is_authenticated and room.members.filter(pk=owner.pk).exists():

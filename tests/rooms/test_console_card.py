@@ -54,7 +54,9 @@ def test_html_in_file_names_and_contents_renders_inert(client, owner, room, agen
 
 
 def test_binary_files_are_not_shown(client, owner, room, agent, files):
-    proposal = propose(room, agent, {**files, "assets/logo.png": "\x89PNG\r\n\x1a\n\x00\x00"})
+    # NUL bytes are refused when proposed; control-character soup still reaches the card.
+    binary = "\x89PNG\r\n\x1a\n" + "\x01\x02\x03\x04\x05\x06" * 20
+    proposal = propose(room, agent, {**files, "assets/logo.png": binary})
     html = card(client, owner, proposal).content.decode()
     assert "binary file not shown" in html
 
