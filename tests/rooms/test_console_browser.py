@@ -19,7 +19,7 @@ from django.db import connection
 
 from agents.services import create_access_token
 from rooms.models import LauncherApp, Proposal
-from tests.servers import free_port, require
+from tests.servers import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -301,9 +301,3 @@ def test_member_cannot_open_a_pending_card(uvicorn_server, browser, people, agen
     response = page.goto(f"{uvicorn_server}/proposals/{created['proposal_id']}/")
     assert response.status == 404
     assert "Standup timer" not in page.content()
-
-
-def test_redis_is_there_when_configured():
-    # With REDIS_URL set, the live server's channel layer is Redis: it must be reachable.
-    if os.environ.get("REDIS_URL"):
-        require("127.0.0.1", 6379, "Redis")
