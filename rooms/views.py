@@ -36,7 +36,9 @@ def inbox(request):
         .select_related("room", "proposed_by")
         .order_by("-created_at")
     )
-    rooms = Room.objects.visible_to(request.user).select_related("project", "owner")
+    # Read the Rooms' event sequences before the pending list (evaluated in the template): an
+    # event landing in between is then replayed by the feed, and the page skips duplicates.
+    rooms = list(Room.objects.visible_to(request.user).select_related("project", "owner"))
     return render(
         request,
         "rooms/inbox.html",
@@ -56,6 +58,7 @@ def room_detail(request, room_id):
         room = services.get_room_for_user(request.user, room_id)
     except NotFound:
         raise Http404("Room not found") from None
+    # `room` (and its event sequence) is read before the apps, so the feed replays anything newer.
     apps = room.apps.select_related("proposal", "build_updated_by").order_by("position")
     return render(
         request,
