@@ -188,6 +188,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "rooms.context_processors.pending_approvals",
             ],
         },
     },
