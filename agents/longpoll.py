@@ -19,10 +19,11 @@ from osfoundry.auth import (
     Unauthenticated,
     authenticate_bearer,
     bearer_from_header,
+    hash_token,
 )
 from osfoundry.errors import DomainError, Invalid, describe_validation_error
 
-from . import services
+from . import services, wakeups
 from .schemas import WaitIn
 
 PATH = "/api/v1/agents/messages/wait"
@@ -39,24 +40,21 @@ async def handle(scope, receive, send) -> None:
             await reply(send, 405, error("method_not_allowed", "Use GET"), [(b"allow", b"GET")])
             return
         args = parse_query(scope)
-        profile = await in_thread(authorize, headers=dict(scope.get("headers") or []))
-        client.start()
-        wait = asyncio.ensure_future(
-            services.wait_for_messages(
-                profile=profile,
-                after_sequence=args.after_sequence,
-                timeout_s=args.timeout_s,
-                limit=args.limit,
-                is_disconnected=client.is_gone,
-            )
+        raw = bearer_from_header(
+            dict(scope.get("headers") or []).get(b"authorization", b"").decode("latin-1")
         )
-        client.on_gone(wait.cancel)
-        try:
-            page = await wait
-        except asyncio.CancelledError:
-            if client.gone:
-                return  # nobody to answer and nothing to store
-            raise
+        if raw is None:
+            raise Unauthenticated(MISSING_TOKEN)
+        client.start()
+        page = await services.wait_for_connection(
+            connection=hash_token(raw),
+            load_profile=lambda: authorize(raw),
+            after_sequence=args.after_sequence,
+            timeout_s=args.timeout_s,
+            limit=args.limit,
+            is_disconnected=client.is_gone,
+            on_register=client.wake_on_gone,
+        )
     except DomainError as exc:
         client.stop()
         await reply(send, exc.http_status, {"error": exc.as_dict()}, auth_headers(exc))
@@ -72,7 +70,7 @@ async def handle(scope, receive, send) -> None:
     client.stop()
     if written and page.advances:
         await services.in_db_thread(
-            services.record_delivered, profile_id=profile.pk, sequence=page.next_after_sequence
+            services.record_delivered, profile_id=page.profile_id, sequence=page.next_after_sequence
         )
 
 
@@ -89,19 +87,15 @@ def parse_query(scope) -> WaitIn:
         raise describe_validation_error(exc, allowed=list(WaitIn.model_fields)) from None
 
 
-def authorize(*, headers: dict) -> services.AgentProfile:
-    raw = bearer_from_header(headers.get(b"authorization", b"").decode("latin-1"))
+MISSING_TOKEN = "A valid bearer token is required: send Authorization: Bearer <token>"
+
+
+def authorize(raw: str) -> services.AgentProfile:
     principal = authenticate_bearer(raw)
     if principal is None:
-        raise Unauthenticated(
-            "A valid bearer token is required: send Authorization: Bearer <token>"
-        )
+        raise Unauthenticated(MISSING_TOKEN)
     principal.require(READ)
     return services.get_connected_profile(connection_key=principal.token_key)
-
-
-def in_thread(fn, **kwargs):
-    return services.in_db_thread(fn, **kwargs)
 
 
 def error(code: str, message: str) -> dict:
@@ -149,6 +143,10 @@ class Client:
 
     def is_gone(self) -> bool:
         return self.gone
+
+    def wake_on_gone(self, key: str) -> None:
+        # The parked wait wakes, sees is_gone() and ends at once.
+        self.on_gone(lambda: wakeups.registry.wake_local([key]))
 
     def on_gone(self, fn) -> None:
         if self.gone:

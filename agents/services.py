@@ -18,7 +18,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from osfoundry.auth import PAT_PREFIX, SCOPES, hash_token
-from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound
+from osfoundry.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
 from rooms.models import Project
 from rooms.services import canonical_hash
 
@@ -128,7 +128,7 @@ def handle_taken(handle: str) -> Conflict:
 
 
 def get_connected_profile(*, connection_key: str) -> AgentProfile:
-    found = AgentProfile.objects.filter(connection_key=connection_key).first()
+    found = next(iter(AgentProfile.objects.filter(connection_key=connection_key)[:1]), None)
     if found is None:
         raise NotFound(
             "This connection has no handle yet: call claim_connected_profile first",
@@ -524,6 +524,7 @@ class InboxPage:
     note: str | None = None
     client_gone: bool = False  # the client left while parked: write nothing, store nothing
     advances: bool = False  # once written, the stored cursor moves to next_after_sequence
+    profile_id: int | None = None
 
     def as_dict(self) -> dict:
         data = {
@@ -648,31 +649,63 @@ def remember_zero_poll(profile_id: int, cursor: int) -> None:
     _zero_polls[profile_id] = (cursor, now)
 
 
+class ProfileMoved(Exception):
+    """The connection's profile is not the one the waiter registered for (a stale cache)."""
+
+    def __init__(self, profile_id: int):
+        super().__init__(profile_id)
+        self.profile_id = profile_id
+
+
+def open_inbox(
+    *, load_profile: Callable[[], AgentProfile], after_sequence: int | None, limit: int
+) -> tuple[AgentProfile, int, InboxPage]:
+    """The first read of a wait, in one database hop: the profile (and whatever
+    `load_profile` checks, e.g. the token), the cursor, and the entries after it. Runs after the
+    waiter registered, so the profile's last_inbox_sequence is fresh: when it is not beyond the
+    cursor there is nothing to read, and anything later wakes the waiter."""
+    profile = load_profile()
+    cursor = start_cursor(profile, after_sequence)
+    if profile.last_inbox_sequence <= cursor:
+        return profile, cursor, InboxPage([], cursor)
+    return profile, cursor, read_inbox(profile_id=profile.pk, after_sequence=cursor, limit=limit)
+
+
 async def wait_for_messages(
     *,
-    profile: AgentProfile,
+    profile_id: int,
+    load_profile: Callable[[], AgentProfile],
     after_sequence: int | None = None,
     timeout_s: int = MAX_WAIT_S,
     limit: int = MAX_BATCH,
     is_disconnected: Callable[[], bool] | None = None,
+    on_register: Callable[[str], None] | None = None,
 ) -> InboxPage:
     """Messages after the cursor, as soon as one arrives, or none after ~timeout_s.
 
-    `profile` is the caller's, freshly loaded (its cursors are read from it). Parks on the event
-    loop: a future, not a thread. The caller writes the page and then, only if the write
-    completed and `page.advances`, calls record_delivered(profile_id, page.next_after_sequence).
+    Parks on the event loop: a future, not a thread. `profile_id` is the caller's profile as
+    last known (the wake-up key, registered before anything is read); `load_profile` loads it
+    in a database thread, and ProfileMoved is raised when it differs. `on_register(key)` tells
+    a caller that watches its client which key to wake when the client goes away. The caller
+    writes the page and then, only if the write completed and `page.advances`, calls
+    record_delivered.
     """
     loop = asyncio.get_running_loop()
-    cursor = start_cursor(profile, after_sequence)
-    # Register before the first read: a message committed after the read still wakes us.
-    waiter = wakeups.registry.register([wakeups.agent_key(profile.pk)], is_gone=is_disconnected)
+    key = wakeups.agent_key(profile_id)
+    waiter = wakeups.registry.register([key], is_gone=is_disconnected)
+    if on_register is not None:
+        on_register(key)
     try:
         wakeups.ensure_started()
-        page = await in_db_thread(
-            read_inbox, profile_id=profile.pk, after_sequence=cursor, limit=limit
+        profile, cursor, page = await in_db_thread(
+            open_inbox, load_profile=load_profile, after_sequence=after_sequence, limit=limit
         )
-        budget, note = wait_budget(profile.pk, cursor, timeout_s)
+        if profile.pk != profile_id:
+            raise ProfileMoved(profile.pk)
+        budget, note = wait_budget(profile_id, cursor, timeout_s)
         deadline = loop.time() + budget
+        if is_disconnected is not None and is_disconnected():
+            return InboxPage([], cursor, client_gone=True)
         while not page.messages:
             remaining = deadline - loop.time()
             if remaining <= 0 or not await waiter.wait(remaining):
@@ -682,15 +715,46 @@ async def wait_for_messages(
             page = page_from_hints(wakeups.registry.take_hints(waiter), cursor, limit)
             if page is None:
                 page = await in_db_thread(
-                    read_inbox, profile_id=profile.pk, after_sequence=cursor, limit=limit
+                    read_inbox, profile_id=profile_id, after_sequence=cursor, limit=limit
                 )
         if timeout_s == 0 and not page.messages:
-            remember_zero_poll(profile.pk, cursor)
+            remember_zero_poll(profile_id, cursor)
         page.note = note
+        page.profile_id = profile_id
         page.advances = page.next_after_sequence > profile.last_delivered_sequence
         return page
     finally:
         wakeups.registry.unregister(waiter)
+
+
+# Which profile a connection (token) long-polls for, per process: an idle re-poll then
+# registers first and loads token, profile and cursors in a single database hop.
+_profile_ids: dict[str, int] = {}
+
+
+async def wait_for_connection(
+    *, connection: str, load_profile: Callable[[], AgentProfile], **arguments
+) -> InboxPage:
+    """wait_for_messages for the profile `load_profile` finds, knowing it from earlier calls."""
+    profile_id = _profile_ids.get(connection)
+    if profile_id is None:
+        profile_id = (await in_db_thread(load_profile)).pk
+    try:
+        page = await wait_for_messages(
+            profile_id=profile_id, load_profile=load_profile, **arguments
+        )
+    except ProfileMoved as moved:
+        profile_id = moved.profile_id
+        page = await wait_for_messages(
+            profile_id=profile_id, load_profile=load_profile, **arguments
+        )
+    except DomainError:
+        _profile_ids.pop(connection, None)
+        raise
+    if len(_profile_ids) > 100_000:
+        _profile_ids.clear()
+    _profile_ids[connection] = profile_id
+    return page
 
 
 def profile_result(result: ClaimResult) -> dict:

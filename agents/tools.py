@@ -59,9 +59,9 @@ def send_channel(ctx: CallContext, args: ChannelMessageToolIn) -> dict:
 
 
 async def wait(ctx: CallContext, args: WaitIn) -> dict:
-    me = await services.in_db_thread(profile, ctx=ctx)
-    page = await services.wait_for_messages(
-        profile=me,
+    page = await services.wait_for_connection(
+        connection=ctx.principal.token_key,
+        load_profile=lambda: profile(ctx),
         after_sequence=args.after_sequence,
         timeout_s=args.timeout_s,
         limit=args.limit,
@@ -72,7 +72,9 @@ async def wait(ctx: CallContext, args: WaitIn) -> dict:
         # Runs only once the response is fully written: the stored cursor never skips ahead
         # of what the client actually got.
         await services.in_db_thread(
-            services.record_delivered, profile_id=me.pk, sequence=page.next_after_sequence
+            services.record_delivered,
+            profile_id=page.profile_id,
+            sequence=page.next_after_sequence,
         )
 
     if page.advances and not page.client_gone:

@@ -89,7 +89,10 @@ def wait_path(mode: str, agent: dict, after: int | None) -> tuple[str, dict]:
 
 
 async def park_forever(mode, host, port, agent, parked: list):
-    """One idle agent: long-poll, and poll again whenever a call ends (timeout or message)."""
+    """One idle agent: long-poll, and poll again whenever a call ends (timeout or message).
+
+    The first call uses timeout_s=0, so its answer proves the server has authenticated the agent
+    and read its inbox; only then does the agent count as parked (and park with timeout 50)."""
     while True:
         try:
             reader, writer = await asyncio.open_connection(host, port)
@@ -98,6 +101,9 @@ async def park_forever(mode, host, port, agent, parked: list):
             continue
         counted = False
         try:
+            path, headers = wait_path(mode, agent, None)
+            if mode == "ours":
+                await request(reader, writer, "GET", path.replace("=50", "=0"), headers)
             while True:
                 path, headers = wait_path(mode, agent, None)
                 writer.write(
@@ -270,12 +276,14 @@ def prepare_database(database_url: str, count: int, agents_file: Path) -> None:
 
 
 def start_uvicorn(port: int, env: dict) -> subprocess.Popen:
+    log = open(ROOT / "var" / "bench-longpoll" / f"server-{port}.log", "w")  # noqa: SIM115
     process = subprocess.Popen(
         [PYTHON, "-m", "uvicorn", "osfoundry.asgi:application", "--host", "127.0.0.1"]
         + ["--port", str(port), "--no-access-log", "--log-level", "warning"]
         + ["--lifespan", "off", "--backlog", "8192", "--timeout-keep-alive", "75"],
         cwd=ROOT,
         env=env,
+        stderr=log,
     )
     wait_for_port(port, process)
     return process
@@ -356,7 +364,7 @@ def start_parkers(mode, servers, agents_file, start, count):
                 stop(helper)
             raise RuntimeError(f"only {sum(counts)} of {count} agents parked")
         time.sleep(0.25)
-    time.sleep(1.0)  # let the last first-reads finish
+    time.sleep(2.0)  # the last agents' parking calls arrive right after their first answers
     return helpers
 
 
@@ -388,9 +396,9 @@ async def time_deliveries(mode, wait_server, send_server, target, sender, trials
                 json.dumps(message).encode(),
             )
         )
-        status, _headers, body = await parked
+        status, _headers, body = await asyncio.wait_for(parked, 30)
         received = time.time()
-        _sent_status, sent_headers, _sent = await sending
+        _sent_status, sent_headers, _sent = await asyncio.wait_for(sending, 30)
         data = json.loads(body)
         if status != 200 or not data["messages"]:
             raise RuntimeError(f"trial {n}: no message ({status} {body[:200]!r})")

@@ -35,9 +35,11 @@ def send(sender, to, body, key):
 
 
 async def wait(profile, **arguments):
-    """wait_for_messages with the profile loaded fresh, as the interfaces do."""
-    fresh = await in_thread(AgentProfile.objects.get)(pk=profile.pk)
-    return await wait_for_messages(profile=fresh, **arguments)
+    return await wait_for_messages(
+        profile_id=profile.pk,
+        load_profile=lambda: AgentProfile.objects.get(pk=profile.pk),
+        **arguments,
+    )
 
 
 async def parked(count=1):
@@ -151,3 +153,18 @@ def test_hints_are_used_only_when_they_continue_the_cursor():
     assert page_from_hints([{"sequence": 3}], 3, 50) is None  # already delivered
     page = page_from_hints([hint, {"sequence": 5}], 3, 1)
     assert (page.messages, page.next_after_sequence, page.has_more) == ([hint], 4, True)
+
+
+async def test_a_stale_profile_id_for_a_connection_is_corrected(alice, bob):
+    from agents import services
+
+    await send(alice, "bob-codex", "hello", "key-00001")
+    services._profile_ids["pat:test"] = alice.pk  # what a stale cache would say
+    page = await services.wait_for_connection(
+        connection="pat:test",
+        load_profile=lambda: AgentProfile.objects.get(pk=bob.pk),
+        timeout_s=0,
+    )
+    assert [m["body"] for m in page.messages] == ["hello"]
+    assert services._profile_ids["pat:test"] == bob.pk
+    assert wakeups.registry.count() == 0
