@@ -46,14 +46,14 @@ async def handle(scope, receive, send) -> None:
         if raw is None:
             raise Unauthenticated(MISSING_TOKEN)
         client.start()
+        arguments = args.model_dump()
+        del args  # a parked request keeps as little alive as it can
         page = await services.wait_for_connection(
             connection=hash_token(raw),
             load_profile=lambda: authorize(raw),
-            after_sequence=args.after_sequence,
-            timeout_s=args.timeout_s,
-            limit=args.limit,
             is_disconnected=client.is_gone,
             on_register=client.wake_on_gone,
+            **arguments,
         )
     except DomainError as exc:
         client.stop()

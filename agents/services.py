@@ -659,16 +659,21 @@ class ProfileMoved(Exception):
 
 def open_inbox(
     *, load_profile: Callable[[], AgentProfile], after_sequence: int | None, limit: int
-) -> tuple[AgentProfile, int, InboxPage]:
+) -> tuple[int, int, int, InboxPage]:
     """The first read of a wait, in one database hop: the profile (and whatever
     `load_profile` checks, e.g. the token), the cursor, and the entries after it. Runs after the
     waiter registered, so the profile's last_inbox_sequence is fresh: when it is not beyond the
-    cursor there is nothing to read, and anything later wakes the waiter."""
+    cursor there is nothing to read, and anything later wakes the waiter.
+
+    Returns plain numbers (profile id, stored cursor, cursor) and the page: a parked wait keeps
+    no model instance alive."""
     profile = load_profile()
     cursor = start_cursor(profile, after_sequence)
+    stored = profile.last_delivered_sequence
     if profile.last_inbox_sequence <= cursor:
-        return profile, cursor, InboxPage([], cursor)
-    return profile, cursor, read_inbox(profile_id=profile.pk, after_sequence=cursor, limit=limit)
+        return profile.pk, stored, cursor, InboxPage([], cursor)
+    page = read_inbox(profile_id=profile.pk, after_sequence=cursor, limit=limit)
+    return profile.pk, stored, cursor, page
 
 
 async def wait_for_messages(
@@ -696,12 +701,11 @@ async def wait_for_messages(
     if on_register is not None:
         on_register(key)
     try:
-        wakeups.ensure_started()
-        profile, cursor, page = await in_db_thread(
+        found_id, stored, cursor, page = await in_db_thread(
             open_inbox, load_profile=load_profile, after_sequence=after_sequence, limit=limit
         )
-        if profile.pk != profile_id:
-            raise ProfileMoved(profile.pk)
+        if found_id != profile_id:
+            raise ProfileMoved(found_id)
         budget, note = wait_budget(profile_id, cursor, timeout_s)
         deadline = loop.time() + budget
         if is_disconnected is not None and is_disconnected():
@@ -721,7 +725,7 @@ async def wait_for_messages(
             remember_zero_poll(profile_id, cursor)
         page.note = note
         page.profile_id = profile_id
-        page.advances = page.next_after_sequence > profile.last_delivered_sequence
+        page.advances = page.next_after_sequence > stored
         return page
     finally:
         wakeups.registry.unregister(waiter)

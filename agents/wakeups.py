@@ -64,10 +64,11 @@ class Waiter:
 
 
 class Registry:
-    def __init__(self):
+    def __init__(self, *, on_register: Callable[[], None] | None = None):
         self._lock = threading.Lock()
         self._waiters: dict[str, set[Waiter]] = defaultdict(set)
         self._watched: set[Waiter] = set()
+        self._on_register = on_register
 
     def register(self, keys: Iterable[str], *, is_gone: Callable[[], bool] | None = None) -> Waiter:
         waiter = Waiter(tuple(keys), asyncio.get_running_loop(), is_gone)
@@ -76,6 +77,8 @@ class Registry:
                 self._waiters[key].add(waiter)
             if is_gone is not None:
                 self._watched.add(waiter)
+        if self._on_register is not None:
+            self._on_register()
         return waiter
 
     def unregister(self, waiter: Waiter) -> None:
@@ -127,7 +130,8 @@ class Registry:
             return len({w for bucket in self._waiters.values() for w in bucket})
 
 
-registry = Registry()
+# Every long-poll (agents' and Rooms') registers here; the first one starts the background tasks.
+registry = Registry(on_register=lambda: ensure_started())
 
 SWEEP_INTERVAL_S = 1.0
 _sweeper: asyncio.Task | None = None
@@ -141,7 +145,8 @@ async def _sweep_forever() -> None:
 
 def ensure_started() -> None:
     """Start this process's background tasks on the running loop, once: the disconnect sweeper
-    and, with REDIS_URL, the Redis subscription. Called by every long-poll before it parks."""
+    and, with REDIS_URL, the Redis subscription. Runs at every registration (cheap when
+    started), so Room polls and agent waits alike start it."""
     global _sweeper
     if _sweeper is None or _sweeper.done() or _sweeper.get_loop().is_closed():
         _sweeper = asyncio.get_running_loop().create_task(_sweep_forever())

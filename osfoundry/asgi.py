@@ -5,6 +5,7 @@ Django serves pages and the REST API; websockets go through Channels. Long-lived
 would hold a thread per in-flight request.
 """
 
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -27,6 +28,13 @@ async def http(scope, receive, send):
     else:
         await django_asgi(scope, receive, send)
 
+
+# Thousands of parked long-polls are long-lived objects. With the default thresholds a full
+# collection walks all of them every few seconds: a pause of about a second at 20,000 parked
+# (bench/longpoll.py). What exists after start-up never dies: freeze it; and let the young
+# generations collect cycles often enough while the old one is walked rarely.
+gc.freeze()
+gc.set_threshold(10_000, 10, 100)
 
 application = ProtocolTypeRouter(
     {
