@@ -1,0 +1,145 @@
+// osFoundry Rooms: the Room page's launcher. Clicking a tab (.launcher [data-instance-id])
+// fetches that approved app's files and runs them in the sandboxed frame (app-frame.js).
+//
+// Only the files go into the frame. The app's storage lives in this browser, per app AND
+// per user: OsfAppFrame keeps it under a storageKey made of the Room, app and user ids.
+// Everything the frame reports is shown with textContent, never as HTML.
+//
+// For tests and benchmarks, every status is also dispatched on the app area as a DOM event
+// "osf:app-status" (detail: the status plus instanceId), and the area's data-state says
+// "loading", "mounted", "error" or "closed".
+(function () {
+  "use strict";
+
+  var PLACEHOLDER = "00000000-0000-0000-0000-000000000000";
+  var PHASES = {
+    compile: "Compile error",
+    module: "Module error",
+    runtime: "Runtime error",
+    navigation: "Stopped",
+    load: "Did not start",
+    fetch: "Could not open",
+  };
+
+  var area = document.querySelector("[data-osf-app-area]");
+  if (!area || !window.OsfAppFrame) return;
+  var frameBox = area.querySelector("[data-osf-app-frame]");
+  var statusList = area.querySelector("[data-osf-app-status]");
+  var nameEl = area.querySelector("[data-osf-app-name]");
+  var handle = null;
+  var current = null; // instance id of the tab being shown
+  var runId = 0; // a later click wins over a slower earlier fetch
+
+  function storageKey(instanceId) {
+    // No ':' allowed in a storageKey (app-frame.js); ids are UUIDs and integers.
+    return ["room-" + area.dataset.roomId, "app-" + instanceId, "user-" + area.dataset.userId].join(".");
+  }
+
+  function setState(state, detail) {
+    area.dataset.state = state;
+    area.dispatchEvent(new CustomEvent("osf:app-status", {detail: detail}));
+  }
+
+  function addStatus(kind, text) {
+    var item = document.createElement("li");
+    item.className = "status-" + kind;
+    item.textContent = text;
+    statusList.appendChild(item);
+  }
+
+  function describe(status) {
+    var title = PHASES[status.phase] || "Error";
+    return title + (status.file ? " in " + status.file : "") + ": " + status.message;
+  }
+
+  function stop() {
+    runId += 1;
+    if (handle) handle.stop();
+    handle = null;
+  }
+
+  function markTabs() {
+    document.querySelectorAll(".launcher [data-instance-id]").forEach(function (tab) {
+      tab.setAttribute("aria-pressed", tab.dataset.instanceId === current ? "true" : "false");
+    });
+  }
+
+  function close() {
+    stop();
+    current = null;
+    area.hidden = true;
+    markTabs();
+    setState("closed", {type: "osf:closed"});
+  }
+
+  function open(instanceId, label) {
+    stop();
+    var myRun = runId;
+    current = instanceId;
+    markTabs();
+    area.hidden = false;
+    nameEl.textContent = label;
+    statusList.textContent = "";
+    frameBox.textContent = "";
+    addStatus("info", "Loading " + label + "…");
+    setState("loading", {type: "osf:loading", instanceId: instanceId});
+
+    var url = area.dataset.filesUrl.replace(PLACEHOLDER, encodeURIComponent(instanceId));
+    fetch(url, {credentials: "same-origin", headers: {Accept: "application/json"}})
+      .then(function (response) {
+        return response.json().then(
+          function (body) {
+            return {ok: response.ok, body: body};
+          },
+          function () {
+            return {ok: false, body: {error: {message: "HTTP " + response.status}}};
+          }
+        );
+      })
+      .then(function (result) {
+        if (myRun !== runId) return;
+        if (!result.ok) {
+          var message = (result.body.error && result.body.error.message) || "unknown error";
+          onStatus(instanceId, {type: "osf:error", phase: "fetch", message: String(message)});
+          return;
+        }
+        statusList.textContent = "";
+        handle = window.OsfAppFrame.mount(frameBox, {
+          frameUrl: area.dataset.frameUrl,
+          files: result.body.files,
+          entry: result.body.entry,
+          storageKey: storageKey(instanceId),
+          title: label,
+          onStatus: function (status) {
+            onStatus(instanceId, status);
+          },
+        });
+      })
+      .catch(function (err) {
+        if (myRun !== runId) return;
+        onStatus(instanceId, {type: "osf:error", phase: "fetch", message: String(err && err.message)});
+      });
+  }
+
+  function onStatus(instanceId, status) {
+    if (instanceId !== current) return;
+    var detail = Object.assign({instanceId: instanceId}, status);
+    if (status.type === "osf:mounted") {
+      addStatus("ok", "Running (compiled in " + status.compile_ms + " ms).");
+      setState("mounted", detail);
+    } else {
+      addStatus("error", describe(status));
+      setState("error", detail);
+    }
+  }
+
+  document.addEventListener("click", function (event) {
+    var tab = event.target.closest(".launcher [data-instance-id]");
+    if (tab) {
+      event.preventDefault();
+      if (tab.dataset.instanceId !== current || !handle) open(tab.dataset.instanceId, tab.textContent.trim());
+      return;
+    }
+    if (event.target.closest("[data-osf-app-close]")) close();
+  });
+})();
