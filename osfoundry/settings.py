@@ -74,7 +74,9 @@ def database_from_url(url: str) -> dict:
             "PASSWORD": unquote(parts.password or ""),
             "HOST": parts.hostname or "",
             "PORT": str(parts.port or ""),
-            "CONN_MAX_AGE": env_int("CONN_MAX_AGE", 60),
+            # 0: Django's ASGI handler runs each request in a thread of its own, and a
+            # persistent connection per thread would leak until PostgreSQL refuses clients.
+            "CONN_MAX_AGE": env_int("CONN_MAX_AGE", 0),
             "CONN_HEALTH_CHECKS": True,
         }
     if parts.scheme == "sqlite":
@@ -186,6 +188,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "rooms.context_processors.pending_approvals",
             ],
         },
     },
@@ -279,3 +282,5 @@ SNIPPET_MAX_FILES = env_int("SNIPPET_MAX_FILES", 64, minimum=1)
 SNIPPET_MAX_FILE_BYTES = env_int("SNIPPET_MAX_FILE_BYTES", 200_000, minimum=1)
 SNIPPET_MAX_TOTAL_BYTES = env_int("SNIPPET_MAX_TOTAL_BYTES", 1_000_000, minimum=1)
 IDEMPOTENCY_KEY_DAYS = env_int("IDEMPOTENCY_KEY_DAYS", 30, minimum=1)
+# JSON escaping can double a file's size on the wire; anything bigger is refused unread.
+DATA_UPLOAD_MAX_MEMORY_SIZE = SNIPPET_MAX_TOTAL_BYTES * 2 + 256 * 1024

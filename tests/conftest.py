@@ -10,6 +10,17 @@ from rooms.models import Project, Room
 os.environ.setdefault("STATIC_MANIFEST", "0")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _fast_password_hashing():
+    # Real hashing costs ~0.5 s per user; the tests create several users each.
+    from django.conf import settings
+
+    saved = settings.PASSWORD_HASHERS
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    yield
+    settings.PASSWORD_HASHERS = saved
+
+
 @pytest.fixture(autouse=True)
 def _plain_static(settings):
     settings.STORAGES = {
@@ -17,6 +28,21 @@ def _plain_static(settings):
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
     settings.ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
+    # Fast hashing for test users; PBKDF2 stays available for users a live server must check.
+    settings.PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.MD5PasswordHasher",
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    ]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    # Rate-limit counters and cached highlighting must not leak from one test into the next.
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
 
 
 def make_user(username):

@@ -36,7 +36,7 @@ def database_url(settings_dict: dict) -> str:
     return f"postgres://{auth}@{host}{port}/{quote(settings_dict['NAME'])}"
 
 
-def start_uvicorn(*, env: dict[str, str], log_path, timeout: float = 30.0):
+def start_uvicorn(*, env: dict[str, str], log_path, unset=(), timeout: float = 30.0):
     """Serve osfoundry.asgi:application with uvicorn on a free 127.0.0.1 port in a subprocess.
 
     Returns (process, base_url). The access log goes to `log_path`, so tests can check which
@@ -61,7 +61,7 @@ def start_uvicorn(*, env: dict[str, str], log_path, timeout: float = 30.0):
             "--log-level",
             "info",
         ],
-        env={**os.environ, **env},
+        env={k: v for k, v in {**os.environ, **env}.items() if k not in unset},
         stdout=log,
         stderr=subprocess.STDOUT,
     )

@@ -1,5 +1,6 @@
-// osFoundry Rooms: the Room page's launcher. Clicking a tab (.launcher [data-instance-id])
-// fetches that approved app's files and runs them in the sandboxed frame (app-frame.js).
+// osFoundry Rooms: runs the Room's approved apps. room.js dispatches "launcher:open"
+// ({instanceId, appArea}) on [data-room] when a tab is selected; this fetches that app's
+// files and runs them in the sandboxed frame (app-frame.js) inside [data-app-area].
 //
 // Only the files go into the frame. The app's storage lives in this browser, per app AND
 // per user: OsfAppFrame keeps it under a storageKey made of the Room, app and user ids.
@@ -21,18 +22,21 @@
     fetch: "Could not open",
   };
 
-  var area = document.querySelector("[data-osf-app-area]");
+  var root = document.querySelector("[data-room]");
+  var area = root && root.querySelector("[data-app-area]");
   if (!area || !window.OsfAppFrame) return;
-  var frameBox = area.querySelector("[data-osf-app-frame]");
-  var statusList = area.querySelector("[data-osf-app-status]");
-  var nameEl = area.querySelector("[data-osf-app-name]");
+  var frameBox = area.querySelector("[data-app-frame]");
+  var statusList = area.querySelector("[data-app-status]");
+  var nameEl = area.querySelector("[data-app-name]");
+  var bar = area.querySelector("[data-app-bar]");
+  var placeholder = area.querySelector("[data-app-placeholder]");
   var handle = null;
-  var current = null; // instance id of the tab being shown
-  var runId = 0; // a later click wins over a slower earlier fetch
+  var current = null; // instance id of the app being shown
+  var runId = 0; // a later selection wins over a slower earlier fetch
 
   function storageKey(instanceId) {
     // No ':' allowed in a storageKey (app-frame.js); ids are UUIDs and integers.
-    return ["room-" + area.dataset.roomId, "app-" + instanceId, "user-" + area.dataset.userId].join(".");
+    return ["room-" + root.dataset.roomId, "app-" + instanceId, "user-" + area.dataset.userId].join(".");
   }
 
   function setState(state, detail) {
@@ -58,26 +62,35 @@
     handle = null;
   }
 
-  function markTabs() {
-    document.querySelectorAll(".launcher [data-instance-id]").forEach(function (tab) {
-      tab.setAttribute("aria-pressed", tab.dataset.instanceId === current ? "true" : "false");
-    });
-  }
-
   function close() {
     stop();
     current = null;
-    area.hidden = true;
-    markTabs();
+    bar.hidden = true;
+    placeholder.hidden = false;
+    frameBox.textContent = "";
+    statusList.textContent = "";
+    root.querySelectorAll("[data-launcher] [role=tab]").forEach(function (tab) {
+      tab.setAttribute("aria-selected", "false");
+    });
     setState("closed", {type: "osf:closed"});
   }
 
-  function open(instanceId, label) {
+  function tabLabel(instanceId) {
+    var tabs = root.querySelectorAll("[data-launcher] [data-instance-id]");
+    for (var i = 0; i < tabs.length; i++) {
+      if (tabs[i].dataset.instanceId === instanceId) return tabs[i].textContent.trim();
+    }
+    return "App";
+  }
+
+  function open(instanceId) {
+    if (instanceId === current && handle) return; // already running
     stop();
     var myRun = runId;
+    var label = tabLabel(instanceId);
     current = instanceId;
-    markTabs();
-    area.hidden = false;
+    bar.hidden = false;
+    placeholder.hidden = true;
     nameEl.textContent = label;
     statusList.textContent = "";
     frameBox.textContent = "";
@@ -133,13 +146,9 @@
     }
   }
 
-  document.addEventListener("click", function (event) {
-    var tab = event.target.closest(".launcher [data-instance-id]");
-    if (tab) {
-      event.preventDefault();
-      if (tab.dataset.instanceId !== current || !handle) open(tab.dataset.instanceId, tab.textContent.trim());
-      return;
-    }
-    if (event.target.closest("[data-osf-app-close]")) close();
+  root.addEventListener("launcher:open", function (event) {
+    var instanceId = event.detail && event.detail.instanceId;
+    if (typeof instanceId === "string" && instanceId) open(instanceId);
   });
+  area.querySelector("[data-app-close]").addEventListener("click", close);
 })();

@@ -19,7 +19,7 @@
 
   function parts(card) {
     return {
-      start: card.querySelector("[data-osf-preview-start]"),
+      start: card.querySelector(".preview-intro") || card.querySelector("[data-osf-preview-start]"),
       box: card.querySelector("[data-osf-preview-box]"),
       frame: card.querySelector("[data-osf-preview-frame]"),
       status: card.querySelector("[data-osf-preview-status]"),

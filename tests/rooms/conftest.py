@@ -32,7 +32,7 @@ def live_server_url(django_db_setup, tmp_path_factory):
         "DEBUG": "0",
         "CONN_MAX_AGE": "0",  # no idle connection outlives a request: the test DB can be dropped
     }
-    process, url = start_uvicorn(env=env, log_path=log_path)
+    process, url = start_uvicorn(env=env, log_path=log_path, unset=["DJANGO_ALLOW_ASYNC_UNSAFE"])
     yield LiveServer(url, log_path)
     stop_process(process)
 

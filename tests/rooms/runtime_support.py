@@ -13,7 +13,7 @@ from rooms.services import approve_proposal, propose_snippet
 
 SNIPPETS = Path(__file__).parent / "snippets"
 FRAME = "iframe.osf-app-frame"
-APP_AREA = "[data-osf-app-area]"
+APP_AREA = "[data-app-area]"
 
 
 def snippet_files(name: str) -> dict[str, str]:
@@ -77,7 +77,7 @@ def log_in(context, base_url: str, user) -> None:
 def open_tab(page, base_url: str, app):
     """Open the Room page and click the app's launcher tab; returns the frame locator."""
     page.goto(f"{base_url}/rooms/{app.room_id}/")
-    page.locator(f'.launcher [data-instance-id="{app.pk}"]').click()
+    page.locator(f'[data-launcher] [data-instance-id="{app.pk}"]').click()
     return page.frame_locator(FRAME)
 
 

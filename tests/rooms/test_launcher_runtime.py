@@ -29,7 +29,8 @@ def test_standup_timer_opens_from_the_launcher_and_works(
     expect(frame.locator(".speaker")).to_have_text("Now speaking: Ada")
     wait_state(page, "mounted")
     assert page.locator(FRAME).get_attribute("sandbox") == "allow-scripts"
-    expect(page.locator(f'[data-instance-id="{app.pk}"]')).to_have_attribute("aria-pressed", "true")
+    tab = page.locator(f'[data-launcher] [data-instance-id="{app.pk}"]')
+    expect(tab).to_have_attribute("aria-selected", "true")
     expect(frame.locator(".clock")).to_have_text("1:30")
     expect(frame.locator("h1")).to_have_css("text-align", "center")  # styles.css applied
 
@@ -42,9 +43,9 @@ def test_standup_timer_opens_from_the_launcher_and_works(
     expect(frame.locator(".speaker")).to_have_text("Now speaking: Grace")
     assert status_lines(page)[0].startswith("Running (compiled in ")
 
-    page.locator("[data-osf-app-close]").click()
+    page.locator("[data-app-close]").click()
     expect(page.locator(FRAME)).to_have_count(0)
-    expect(page.locator(APP_AREA)).to_be_hidden()
+    expect(page.locator(f"{APP_AREA} [data-app-placeholder]")).to_be_visible()
 
 
 def test_syntax_error_is_shown_in_the_frame_and_reported_on_the_page(

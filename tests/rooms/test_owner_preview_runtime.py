@@ -16,7 +16,7 @@ def test_owner_previews_pending_code_in_a_marked_frame_and_stops_it(
 ):
     proposal = propose(room, agent, files, name="Standup timer")
     log_in(context, live_server_url, owner)
-    page.goto(f"{live_server_url}/")
+    page.goto(f"{live_server_url}/proposals/{proposal.pk}/")
     expect(page.locator(FRAME)).to_have_count(0)  # nothing runs before an explicit click
 
     page.get_by_role("button", name="Preview").click()
@@ -35,9 +35,9 @@ def test_owner_previews_pending_code_in_a_marked_frame_and_stops_it(
 
 
 def test_preview_has_no_storage(page, context, live_server_url, room, owner, agent):
-    propose(room, agent, snippet_files("storage"), name="Storage")
+    proposal = propose(room, agent, snippet_files("storage"), name="Storage")
     log_in(context, live_server_url, owner)
-    page.goto(f"{live_server_url}/")
+    page.goto(f"{live_server_url}/proposals/{proposal.pk}/")
     page.get_by_role("button", name="Preview").click()
     frame = page.frame_locator(f"{CARD} {FRAME}")
     frame.get_by_role("button", name="Round trip").click()
@@ -46,9 +46,9 @@ def test_preview_has_no_storage(page, context, live_server_url, room, owner, age
 
 
 def test_preview_shows_a_syntax_error_as_text(page, context, live_server_url, room, owner, agent):
-    propose(room, agent, snippet_files("syntax"), name="Broken")
+    proposal = propose(room, agent, snippet_files("syntax"), name="Broken")
     log_in(context, live_server_url, owner)
-    page.goto(f"{live_server_url}/")
+    page.goto(f"{live_server_url}/proposals/{proposal.pk}/")
     page.get_by_role("button", name="Preview").click()
     expect(page.locator(CARD)).to_have_attribute("data-state", "error")
     assert status_lines(page, CARD)[0].startswith("Compile error in src/App.tsx: src/App.tsx:8:")
@@ -60,7 +60,7 @@ def test_members_and_the_proposer_get_no_preview(
 ):
     proposal = propose(room, agent, files, name="Standup timer")
     log_in(context, live_server_url, request.getfixturevalue(who))
-    page.goto(f"{live_server_url}/")
+    page.goto(f"{live_server_url}/proposals/{proposal.pk}/")
     expect(page.get_by_role("button", name="Preview")).to_have_count(0)
     response = page.request.get(f"{live_server_url}/proposals/{proposal.pk}/preview-files.json")
     assert response.status == 404

@@ -60,10 +60,14 @@ def test_service_refuses_members_like_missing_proposals(member, proposal):
         get_pending_proposal_for_owner(owner=member, proposal_id="not-a-uuid")
 
 
-def test_preview_button_is_on_the_owners_card_only(client, owner, member, proposal):
+def test_preview_button_is_on_the_owners_card_only(client, owner, agent, proposal):
+    card = reverse("rooms:proposal", args=[proposal.pk])
     client.force_login(owner)
-    page = client.get(reverse("rooms:inbox")).content.decode()
+    page = client.get(card).content.decode()
     assert preview_url(proposal) in page
     assert "Unapproved code" in page
-    client.force_login(member)
-    assert preview_url(proposal) not in client.get(reverse("rooms:inbox")).content.decode()
+    # The proposer may read its card, but gets no preview.
+    client.force_login(agent)
+    page = client.get(card)
+    assert page.status_code == 200
+    assert preview_url(proposal) not in page.content.decode()

@@ -32,7 +32,7 @@ def run_hostile_preview(page, context, live_server_url, room, owner, agent):
     page.on("request", lambda request: requests.append(request))
     popups = []
     context.on("page", lambda popup: popups.append(popup))
-    page.goto(f"{live_server_url}/")
+    page.goto(f"{live_server_url}/proposals/{proposal.pk}/")
     page.evaluate("localStorage.setItem('osf:app:victim:notes', 'secret')")
     page.get_by_role("button", name="Preview").click()
     frame = page.frame_locator(f"[data-osf-preview] {FRAME}")
@@ -80,7 +80,7 @@ def test_hostile_app_reaches_nothing_outside_its_frame(
 
     page.wait_for_timeout(500)  # give late beacons and navigations a chance to show up
     # No top navigation, no popup; the console page still has its frame.
-    assert page.url == f"{live_server_url}/"
+    assert page.url == f"{live_server_url}/proposals/{proposal.pk}/"
     assert popups == []
     assert page.locator(FRAME).count() == 1
     # Nothing the app tried reached the server (fetch, xhr, beacon, image, form, websocket,
@@ -131,6 +131,6 @@ def test_busy_loop_leaves_the_console_usable(page, context, live_server_url, roo
     # The sandboxed frame runs in its own renderer process: the console page still answers...
     assert page.evaluate("1 + 1") == 2
     # ...and its Close button stops the spinning app.
-    page.locator("[data-osf-app-close]").click()
+    page.locator("[data-app-close]").click()
     expect(page.locator(FRAME)).to_have_count(0)
-    expect(page.locator(APP_AREA)).to_be_hidden()
+    expect(page.locator(f"{APP_AREA} [data-app-placeholder]")).to_be_visible()

@@ -1,0 +1,83 @@
+"""Django admin: Rooms with members inline, read-only proposals with a highlighted preview."""
+
+import pytest
+from django.urls import reverse
+
+from rooms.models import Proposal, Repository, RepositoryVersion, RoomEvent
+from rooms.services import approve_proposal, propose_snippet
+from tests.rooms.helpers import propose
+
+
+def test_room_admin_searches_and_edits_members_inline(admin_client, room, member):
+    response = admin_client.get(reverse("admin:rooms_room_changelist"), {"q": "member"})
+    assert response.status_code == 200
+    assert "Team Falcon" in response.content.decode()
+    page = admin_client.get(reverse("admin:rooms_room_change", args=[room.pk])).content.decode()
+    assert "Room_members-TOTAL_FORMS" in page
+
+
+def test_proposal_admin_is_read_only_with_a_highlighted_preview(admin_client, room, agent, files):
+    evil = {**files, "src/<b>x</b>.ts": "const x = '<script>alert(1)</script>';\n"}
+    proposal = propose(room, agent, evil)
+    response = admin_client.get(reverse("admin:rooms_proposal_change", args=[proposal.pk]))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert '<div class="admin-code"><div class="hl">' in html
+    assert "rooms/highlight.css" in html
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;b&gt;x&lt;/b&gt;" in html
+    assert 'name="_save"' not in html
+    assert admin_client.get(reverse("admin:rooms_proposal_add")).status_code == 403
+
+
+def test_events_are_read_only(admin_client, room, agent, files):
+    propose(room, agent, files)
+    event = RoomEvent.objects.get()
+    html = admin_client.get(reverse("admin:rooms_roomevent_change", args=[event.pk])).content
+    assert b"proposal.created" in html
+    assert b'name="_save"' not in html
+
+
+def test_tokens_repositories_and_versions_are_listed(admin_client, project, agent, token_factory):
+    token_factory(agent)
+    repository = Repository.objects.create(project=project, name="timer")
+    version = RepositoryVersion.objects.create(
+        repository=repository, commit_hash="a" * 40, files={"src/App.tsx": "x", "b.png": None}
+    )
+    assert admin_client.get(reverse("admin:agents_accesstoken_changelist")).status_code == 200
+    assert b"timer" in admin_client.get(reverse("admin:rooms_repository_changelist")).content
+    page = admin_client.get(reverse("admin:rooms_repositoryversion_change", args=[version.pk]))
+    assert b"Browse this version" in page.content
+    assert b"<code>b.png</code> \xc2\xb7 binary" in page.content
+
+
+def test_members_cannot_reach_admin(client, member):
+    client.force_login(member)
+    assert client.get(reverse("admin:index")).status_code == 302
+
+
+@pytest.fixture
+def approved(room, owner, agent, files):
+    proposal = propose_snippet(
+        caller=agent, room_id=str(room.pk), name="Timer", files=files, idempotency_key="key-000001"
+    ).proposal
+    approve_proposal(owner=owner, proposal_id=proposal.pk)
+    return proposal
+
+
+def test_every_admin_page_renders(admin_client, approved, room):
+    for model in ("project", "room", "repository", "proposal", "launcherapp", "roomevent"):
+        response = admin_client.get(reverse(f"admin:rooms_{model}_changelist"))
+        assert response.status_code == 200, model
+    response = admin_client.get(reverse("admin:agents_accesstoken_changelist"))
+    assert response.status_code == 200
+    detail = admin_client.get(reverse("admin:rooms_proposal_change", args=[approved.pk]))
+    assert detail.status_code == 200
+
+
+def test_proposal_content_is_read_only_in_admin(admin_client, approved):
+    url = reverse("admin:rooms_proposal_change", args=[approved.pk])
+    response = admin_client.post(url, {"name": "Changed", "status": "pending"})
+    assert response.status_code == 403
+    approved.refresh_from_db()
+    assert approved.name == "Timer" and approved.status == Proposal.Status.APPROVED
