@@ -8,6 +8,14 @@
 //   });                    // or {type:"osf:error", phase, message, file?}
 //   handle.stop();
 //
+//   var standby = OsfAppFrame.prepare(container, {frameUrl});  // optional warm-up
+//   OsfAppFrame.mount(container, {frame: standby, ...});     // uses it if still fresh
+//
+// The sandboxed frame has an opaque origin, so Chromium gives it a transient network key:
+// its runtime scripts (~430 KB) are fetched and compiled again for every frame, whatever
+// the cache headers say. prepare() does that work ahead of time in a hidden frame that has
+// run no app code yet; mount() hands it one app, once. Never reuse a frame for a second app.
+//
 // Trust model: whatever runs in the frame is untrusted code. The frame is sandboxed
 // with allow-scripts ONLY (never allow-same-origin: that would hand it our cookies,
 // storage and DOM). Its messages are accepted only from this iframe's window, only
@@ -91,6 +99,53 @@
     return null;
   }
 
+  // ---------------------------------------------------------------- frames
+
+  function createFrame(frameUrl, title) {
+    var iframe = document.createElement("iframe");
+    // allow-scripts only: opaque origin, no top navigation, no popups, no forms.
+    iframe.setAttribute("sandbox", "allow-scripts");
+    iframe.setAttribute("title", title || "App");
+    iframe.setAttribute("referrerpolicy", "no-referrer");
+    iframe.className = "osf-app-frame";
+    return iframe;
+  }
+
+  // A hidden frame that loads the runtime now and waits for one app. Until mount() takes
+  // it over, it only counts its loads and notes the runtime's osf:ready.
+  function prepare(container, options) {
+    var iframe = createFrame(options.frameUrl, "App");
+    iframe.className = "osf-app-frame-standby";
+    iframe.hidden = true;
+    var standby = {iframe: iframe, container: container, loads: 0, ready: false, taken: false};
+    standby.onLoad = function () {
+      standby.loads += 1;
+    };
+    standby.onMessage = function (event) {
+      if (event.source !== iframe.contentWindow || event.source === null || event.origin !== "null") return;
+      if (isPlainObject(event.data) && event.data.type === "osf:ready") standby.ready = true;
+    };
+    standby.release = function () {
+      window.removeEventListener("message", standby.onMessage);
+      iframe.removeEventListener("load", standby.onLoad);
+    };
+    standby.discard = function () {
+      standby.release();
+      standby.taken = true;
+      if (iframe.parentNode) iframe.parentNode.removeChild(iframe);
+    };
+    window.addEventListener("message", standby.onMessage);
+    iframe.addEventListener("load", standby.onLoad);
+    iframe.src = options.frameUrl;
+    container.appendChild(iframe);
+    return Object.freeze({
+      discard: function () {
+        if (!standby.taken) standby.discard();
+      },
+      _standby: standby,
+    });
+  }
+
   // ---------------------------------------------------------------- mount
 
   function mount(container, options) {
@@ -111,12 +166,26 @@
     var loads = 0;
     var errorStatuses = 0;
 
-    var iframe = document.createElement("iframe");
-    // allow-scripts only: opaque origin, no top navigation, no popups, no forms.
-    iframe.setAttribute("sandbox", "allow-scripts");
-    iframe.setAttribute("title", options.title || "App");
-    iframe.setAttribute("referrerpolicy", "no-referrer");
-    iframe.className = "osf-app-frame";
+    // A standby frame is used once, only in its own container, and only while it is still
+    // the runtime page it loaded (exactly one load so far): anything else starts afresh.
+    var standby = options.frame && options.frame._standby;
+    var fresh =
+      standby && !standby.taken && standby.container === container && standby.loads <= 1 &&
+      standby.iframe.parentNode === container;
+    if (standby && !standby.taken && !fresh) standby.discard();
+    var iframe;
+    if (fresh) {
+      standby.taken = true;
+      standby.release();
+      iframe = standby.iframe;
+      loads = standby.loads;
+      readySeen = standby.ready;
+      iframe.setAttribute("title", options.title || "App");
+      iframe.className = "osf-app-frame";
+      iframe.hidden = false;
+    } else {
+      iframe = createFrame(options.frameUrl, options.title);
+    }
 
     function status(obj) {
       if (obj.type === "osf:error") {
@@ -228,8 +297,12 @@
 
     window.addEventListener("message", onMessage);
     iframe.addEventListener("load", onLoad);
-    iframe.src = options.frameUrl; // set before insertion: exactly one load for the frame page
-    container.appendChild(iframe);
+    if (fresh) {
+      maybeRun(); // the standby frame may be loaded and ready already
+    } else {
+      iframe.src = options.frameUrl; // set before insertion: exactly one load for the frame page
+      container.appendChild(iframe);
+    }
 
     return {
       stop: function () {
@@ -238,5 +311,5 @@
     };
   }
 
-  window.OsfAppFrame = Object.freeze({mount: mount});
+  window.OsfAppFrame = Object.freeze({mount: mount, prepare: prepare});
 })();

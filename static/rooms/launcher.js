@@ -31,6 +31,7 @@
   var bar = area.querySelector("[data-app-bar]");
   var placeholder = area.querySelector("[data-app-placeholder]");
   var handle = null;
+  var standby = null; // a hidden frame with the runtime loaded, for the next app
   var current = null; // instance id of the app being shown
   var runId = 0; // a later selection wins over a slower earlier fetch
 
@@ -56,6 +57,12 @@
     return title + (status.file ? " in " + status.file : "") + ": " + status.message;
   }
 
+  // The frame's runtime scripts cannot be cached across frames (opaque origin): load the
+  // next frame while the page is idle, so opening a tab only compiles and mounts.
+  function prepareNext() {
+    if (!standby) standby = window.OsfAppFrame.prepare(frameBox, {frameUrl: area.dataset.frameUrl});
+  }
+
   function stop() {
     runId += 1;
     if (handle) handle.stop();
@@ -67,7 +74,6 @@
     current = null;
     bar.hidden = true;
     placeholder.hidden = false;
-    frameBox.textContent = "";
     statusList.textContent = "";
     root.querySelectorAll("[data-launcher] [role=tab]").forEach(function (tab) {
       tab.setAttribute("aria-selected", "false");
@@ -93,7 +99,6 @@
     placeholder.hidden = true;
     nameEl.textContent = label;
     statusList.textContent = "";
-    frameBox.textContent = "";
     addStatus("info", "Loading " + label + "…");
     setState("loading", {type: "osf:loading", instanceId: instanceId});
 
@@ -117,7 +122,10 @@
           return;
         }
         statusList.textContent = "";
+        var frame = standby;
+        standby = null;
         handle = window.OsfAppFrame.mount(frameBox, {
+          frame: frame,
           frameUrl: area.dataset.frameUrl,
           files: result.body.files,
           entry: result.body.entry,
@@ -137,6 +145,7 @@
   function onStatus(instanceId, status) {
     if (instanceId !== current) return;
     var detail = Object.assign({instanceId: instanceId}, status);
+    prepareNext();
     if (status.type === "osf:mounted") {
       addStatus("ok", "Running (compiled in " + status.compile_ms + " ms).");
       setState("mounted", detail);
@@ -146,6 +155,7 @@
     }
   }
 
+  if (root.querySelector("[data-launcher] [data-instance-id]")) prepareNext();
   root.addEventListener("launcher:open", function (event) {
     var instanceId = event.detail && event.detail.instanceId;
     if (typeof instanceId === "string" && instanceId) open(instanceId);
