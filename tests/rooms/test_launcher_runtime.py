@@ -111,3 +111,25 @@ def test_a_tab_of_another_room_is_not_found(
     assert response.status == 404
     response = page.request.get(f"{live_server_url}/rooms/{room.pk}/apps/{app.pk}/files.json")
     assert response.status == 404
+
+
+def test_switching_tabs_runs_each_app_in_a_fresh_frame(
+    page, context, live_server_url, room, owner, agent, files
+):
+    timer = approved_app(room, agent, files, name="Standup timer")
+    modules = approved_app(room, agent, snippet_files("modules"), name="Modules")
+    log_in(context, live_server_url, owner)
+    frame = open_tab(page, live_server_url, timer)
+    expect(frame.locator(".speaker")).to_have_text("Now speaking: Ada")
+    page.locator(FRAME).evaluate("element => { element.dataset.usedBy = 'timer'; }")
+    # The next frame is already loading, hidden and sandboxed like the others.
+    standby = page.locator("iframe.osf-app-frame-standby")
+    expect(standby).to_have_count(1)
+    assert standby.get_attribute("sandbox") == "allow-scripts"
+    assert standby.is_hidden()
+
+    page.locator(f'[data-launcher] [data-instance-id="{modules.pk}"]').click()
+    expect(frame.locator("#result")).to_have_text("Totals: 6 / 42")
+    expect(page.locator(FRAME)).to_have_count(1)
+    assert page.locator(FRAME).get_attribute("data-used-by") is None  # never reused
+    expect(frame.locator(".speaker")).to_have_count(0)
