@@ -99,6 +99,8 @@ def sqlite_database(path: Path) -> dict:
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         },
         "TEST": {"NAME": BASE_DIR / "var" / "test.sqlite3"},
+        # Persistent connections: the MCP endpoint's database threads reuse theirs.
+        "CONN_MAX_AGE": env_int("CONN_MAX_AGE", 60),
     }
 
 
@@ -279,3 +281,8 @@ SNIPPET_MAX_FILES = env_int("SNIPPET_MAX_FILES", 64, minimum=1)
 SNIPPET_MAX_FILE_BYTES = env_int("SNIPPET_MAX_FILE_BYTES", 200_000, minimum=1)
 SNIPPET_MAX_TOTAL_BYTES = env_int("SNIPPET_MAX_TOTAL_BYTES", 1_000_000, minimum=1)
 IDEMPOTENCY_KEY_DAYS = env_int("IDEMPOTENCY_KEY_DAYS", 30, minimum=1)
+
+# The MCP endpoint (/api/v1/external-mcp); see README "Connect an MCP client".
+MCP_RATE_LIMIT = env_int("MCP_RATE_LIMIT", 2000, minimum=1)  # calls per token per window
+MCP_RATE_WINDOW = env_int("MCP_RATE_WINDOW", 60, minimum=1)  # seconds
+MCP_DATABASE_THREADS = env_int("MCP_DATABASE_THREADS", 8, minimum=1)

@@ -2,8 +2,15 @@ from django.contrib import admin
 from django.urls import include, path
 
 from .api import api
+from .mcp import metadata
 
 urlpatterns = [
+    path(
+        ".well-known/oauth-protected-resource/api/v1/external-mcp",
+        metadata.protected_resource,
+        name="mcp-resource-metadata",
+    ),
+    path(".well-known/oauth-protected-resource", metadata.protected_resource),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
     path("api/v1/", api.urls),

@@ -80,3 +80,13 @@ def token_factory():
 @pytest.fixture
 def files():
     return standup_timer_files()
+
+
+@pytest.fixture
+def asgi_server(transactional_db):
+    """The whole ASGI application served by uvicorn on 127.0.0.1 (see tests/live.py)."""
+    from tests.live import LiveServer
+
+    server = LiveServer().start()
+    yield server
+    server.stop()

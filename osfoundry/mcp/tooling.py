@@ -2,9 +2,14 @@
 the protocol module (osfoundry/mcp/protocol.py) lists and dispatches them and knows nothing else.
 """
 
+import threading
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections, connections
 from pydantic import BaseModel
 
 from osfoundry.auth import Principal
@@ -41,3 +46,54 @@ class Tool:
     # or raise a DomainError, which becomes a result with isError: true.
     handler: Callable[[CallContext, BaseModel], dict | Awaitable[dict]]
     is_async: bool = False
+
+
+# Database work from the async path runs here, not in asgiref's one shared thread: independent
+# short calls may run side by side, and each thread keeps its connection (CONN_MAX_AGE).
+_database_threads: ThreadPoolExecutor | None = None
+
+
+def database_threads() -> ThreadPoolExecutor:
+    global _database_threads
+    if _database_threads is None:
+        _database_threads = ThreadPoolExecutor(
+            max_workers=settings.MCP_DATABASE_THREADS, thread_name_prefix="mcp-db"
+        )
+    return _database_threads
+
+
+def shutdown_database_threads() -> None:
+    """Stop the threads and close their connections (tests, server shutdown)."""
+    global _database_threads
+    pool, _database_threads = _database_threads, None
+    if pool is None:
+        return
+    # One close per thread: a blocked barrier makes each thread take exactly one task.
+    barrier = threading.Barrier(pool._max_workers, timeout=5)
+
+    def close():
+        connections.close_all()
+        try:
+            barrier.wait()
+        except threading.BrokenBarrierError:
+            pass
+
+    for _ in range(pool._max_workers):
+        pool.submit(close)
+    pool.shutdown(wait=True)
+
+
+async def run_sync[T](fn: Callable[..., T], /, *args, **kwargs) -> T:
+    """Run a short, independent database call off the event loop.
+
+    Old or broken connections are closed before and after, as Django does around a request.
+    """
+
+    def call():
+        close_old_connections()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return await sync_to_async(call, thread_sensitive=False, executor=database_threads())()
