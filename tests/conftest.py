@@ -17,6 +17,8 @@ def _plain_static(settings):
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
     settings.ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
+    # Fast hashing: tests create many users; password strength is not what they test.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def make_user(username):
