@@ -1,4 +1,4 @@
-from ninja import Query, Router, Schema
+from ninja import Query, Router, Schema, Status
 from pydantic import Field
 
 from osfoundry.api_auth import bearer, principal_with
@@ -85,7 +85,7 @@ def propose_repo_version(request, room_id: str, payload: RepoProposalIn):
 
 def proposal_response(result):
     created = not (result.replay or result.duplicate_of_pending)
-    return (201 if created else 200), services.proposal_result(result)
+    return Status(201 if created else 200, services.proposal_result(result))
 
 
 @router.get("/proposals/{proposal_id}", summary="A proposal's status (for its proposer)")

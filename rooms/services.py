@@ -5,6 +5,7 @@ import json
 import unicodedata
 import uuid
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -358,7 +359,9 @@ def lock_pending_for_owner(*, owner, proposal_id, content_hash: str | None) -> P
         raise NotFound(f"Proposal {str(proposal_id)!r} not found", field="proposal_id")
     # Lock first: two owners' tabs can approve at once; the Room lock also orders tab positions.
     room = Room.objects.select_for_update().get(pk=found)
-    proposal = Proposal.objects.select_for_update().select_related("decided_by").get(pk=pk)
+    proposal = (
+        Proposal.objects.select_for_update(of=("self",)).select_related("decided_by").get(pk=pk)
+    )
     proposal.room = room
     if not room.is_owned_by(owner):
         if owner.is_authenticated and room.members.filter(pk=owner.pk).exists():
@@ -588,3 +591,17 @@ def import_repo_version(*, repository, path, ref: str = "HEAD") -> tuple[Reposit
         defaults={"ref": ref, "message": snapshot.message, "files": snapshot.files},
     )
     return version, created
+
+
+def purge_idempotency_keys(*, older_than_days: int) -> int:
+    """Forget keys older than the retention window (IDEMPOTENCY_KEY_DAYS); returns how many.
+
+    Proposals are never deleted. A key still pointing at a pending proposal is kept: a client
+    may still be retrying it.
+    """
+    cutoff = timezone.now() - timedelta(days=older_than_days)
+    expired = ProposalKey.objects.filter(created_at__lt=cutoff).exclude(
+        proposal__status=Proposal.Status.PENDING
+    )
+    deleted, _ = expired.delete()
+    return deleted

@@ -1,0 +1,52 @@
+import pytest
+
+from agents.models import AccessToken
+from agents.services import create_access_token, revoke_access_token
+from osfoundry.auth import InsufficientScope, authenticate_bearer, bearer_from_header
+from osfoundry.errors import Invalid
+
+
+def test_token_is_stored_hashed_and_authenticates(agent):
+    token, raw = create_access_token(user=agent, scopes="osfoundry:write osfoundry:read")
+    assert raw.startswith("osf_") and raw not in token.token_hash
+    principal = authenticate_bearer(raw)
+    assert principal.user == agent and principal.kind == "pat"
+    assert token.scopes == "osfoundry:read osfoundry:write"
+
+
+def test_revoked_or_inactive_tokens_do_not_authenticate(agent):
+    token, raw = create_access_token(user=agent, scopes="osfoundry:read")
+    revoke_access_token(token=token)
+    assert authenticate_bearer(raw) is None
+    _, raw2 = create_access_token(user=agent, scopes="osfoundry:read")
+    agent.is_active = False
+    agent.save()
+    assert authenticate_bearer(raw2) is None
+
+
+def test_scope_check(agent):
+    _, raw = create_access_token(user=agent, scopes="osfoundry:read")
+    principal = authenticate_bearer(raw)
+    principal.require("osfoundry:read")
+    with pytest.raises(InsufficientScope):
+        principal.require("osfoundry:write")
+
+
+def test_unknown_scope_is_refused(agent):
+    with pytest.raises(Invalid, match="scopes: osfoundry:admin not valid"):
+        create_access_token(user=agent, scopes="osfoundry:admin")
+    assert not AccessToken.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("header", "token"),
+    [
+        ("Bearer abc", "abc"),
+        ("bearer  abc ", "abc"),
+        ("Basic abc", None),
+        ("Bearer ", None),
+        (None, None),
+    ],
+)
+def test_bearer_header_parsing(header, token):
+    assert bearer_from_header(header) == token

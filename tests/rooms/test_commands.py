@@ -1,0 +1,84 @@
+import json
+import subprocess
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from agents.models import AccessToken
+from osfoundry.auth import authenticate_bearer
+from rooms.models import Project, Repository, Room
+
+
+@pytest.fixture(autouse=True)
+def _credentials_in_tmp(tmp_path, monkeypatch):
+    monkeypatch.setattr(
+        "rooms.management.commands.seed_demo.CREDENTIALS", tmp_path / "demo-credentials.json"
+    )
+
+
+def seed() -> dict:
+    out = StringIO()
+    call_command("seed_demo", "--json", stdout=out)
+    return json.loads(out.getvalue())
+
+
+@pytest.mark.django_db
+def test_seed_demo_json_has_what_scripts_rely_on():
+    data = seed()
+    for key in ("project_id", "room_id", "local_room_id", "repository_id", "version_id"):
+        assert data[key]
+    assert set(data["owner"]) == {"username", "password"}
+    assert set(data["member"]) == {"username", "password"}
+    room = Room.objects.get(pk=data["room_id"])
+    assert room.name == "Team Falcon" and room.owner.username == "owner"
+    assert room.members.filter(username="member").exists()
+    assert Room.objects.get(pk=data["local_room_id"]).kind == Room.Kind.LOCAL
+    write = authenticate_bearer(data["agent_tokens"]["write"])
+    read = authenticate_bearer(data["agent_tokens"]["read"])
+    assert write.scopes == {"osfoundry:read", "osfoundry:write"}
+    assert read.scopes == {"osfoundry:read"}
+    version = Repository.objects.get(pk=data["repository_id"]).versions.get()
+    assert str(version.pk) == data["version_id"] and "src/App.tsx" in version.files
+
+
+@pytest.mark.django_db
+def test_seed_demo_is_idempotent():
+    first, second = seed(), seed()
+    assert first == second
+    assert Project.objects.count() == 1 and Room.objects.count() == 2
+    assert AccessToken.objects.active().count() == 2
+
+
+@pytest.mark.django_db
+def test_create_token_prints_a_working_token_once(agent):
+    out = StringIO()
+    call_command("create_token", "--user", "agent", "--scopes", "osfoundry:read", stdout=out)
+    raw = out.getvalue().strip()
+    assert authenticate_bearer(raw).user == agent
+    stored = AccessToken.objects.get()
+    assert raw not in stored.token_hash and stored.prefix == raw[:10]
+
+
+@pytest.mark.django_db
+def test_create_token_refuses_unknown_scopes_and_users(agent):
+    with pytest.raises(CommandError, match="not valid"):
+        call_command("create_token", "--user", "agent", "--scopes", "admin")
+    with pytest.raises(CommandError, match="No user 'ghost'"):
+        call_command("create_token", "--user", "ghost")
+    assert not AccessToken.objects.exists()
+
+
+@pytest.mark.django_db
+def test_import_repo_version_command(tmp_path, project):
+    Repository.objects.create(project=project, name="timer")
+    run = lambda *a: subprocess.run(["git", "-C", str(tmp_path), *a], check=True)  # noqa: E731
+    run("init", "-q")
+    (tmp_path / "App.tsx").write_text("x")
+    run("add", ".")
+    run("-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "m")
+    out = StringIO()
+    call_command("import_repo_version", str(tmp_path), "--repository", "timer", stdout=out)
+    assert out.getvalue().startswith("Imported timer@")
+    with pytest.raises(CommandError, match="no repository named 'nope'"):
+        call_command("import_repo_version", str(tmp_path), "--repository", "nope")

@@ -1,0 +1,143 @@
+"""SPEC §4: a retry never creates a second card, whatever key style the client uses."""
+
+import threading
+
+import pytest
+from django.db import connection
+
+from osfoundry.errors import Conflict
+from rooms.models import Proposal, ProposalKey, RoomEvent
+from rooms.services import propose_repo_version, propose_snippet
+
+
+def propose(room, agent, files, key, name="Standup timer"):
+    return propose_snippet(
+        caller=agent, room_id=str(room.pk), name=name, files=files, idempotency_key=key
+    )
+
+
+def test_same_key_same_arguments_is_a_replay(room, agent, files):
+    first = propose(room, agent, files, "key-000001")
+    again = propose(room, agent, files, "key-000001")
+    assert again.replay and not first.replay
+    assert again.proposal.pk == first.proposal.pk
+    assert Proposal.objects.count() == 1
+    assert RoomEvent.objects.count() == 1
+
+
+def test_same_key_different_arguments_is_refused(room, agent, files):
+    first = propose(room, agent, files, "key-000001")
+    with pytest.raises(Conflict) as error:
+        propose(room, agent, {**files, "src/extra.ts": "x"}, "key-000001")
+    assert error.value.code == "idempotency_key_reused"
+    assert error.value.field == "idempotency_key"
+    assert str(first.proposal.pk) in error.value.message
+    assert Proposal.objects.count() == 1
+
+
+def test_keys_are_scoped_per_caller(room, agent, member, files):
+    propose(room, agent, files, "key-000001")
+    other = propose(room, member, files, "key-000001")
+    assert not other.replay
+    assert Proposal.objects.count() == 2
+
+
+def test_keys_are_scoped_per_operation(room, agent, files, project):
+    from rooms.models import Repository, RepositoryVersion
+
+    repo = Repository.objects.create(project=project, name="r")
+    version = RepositoryVersion.objects.create(repository=repo, commit_hash="a" * 40, files={})
+    propose(room, agent, files, "key-000001")
+    result = propose_repo_version(
+        caller=agent,
+        room_id=str(room.pk),
+        name="Repo app",
+        repository_id=str(repo.pk),
+        version_id=str(version.pk),
+        idempotency_key="key-000001",
+    )
+    assert not result.replay
+    assert Proposal.objects.count() == 2
+
+
+def test_identical_pending_content_with_a_fresh_key_returns_the_same_card(room, agent, files):
+    first = propose(room, agent, files, "random-key-1")
+    second = propose(room, agent, files, "random-key-2")
+    assert second.duplicate_of_pending and not second.replay
+    assert second.proposal.pk == first.proposal.pk
+    assert Proposal.objects.count() == 1
+    # The fresh key is remembered: retrying it later replays even after a decision.
+    assert ProposalKey.objects.filter(proposal=first.proposal).count() == 2
+
+
+def test_identical_content_after_a_decision_is_a_new_card(room, owner, agent, files):
+    from rooms.services import decline_proposal
+
+    first = propose(room, agent, files, "random-key-1")
+    decline_proposal(owner=owner, proposal_id=first.proposal.pk)
+    second = propose(room, agent, files, "random-key-2")
+    assert second.proposal.pk != first.proposal.pk
+    assert second.proposal.is_pending
+
+
+def test_changed_content_is_a_new_card(room, agent, files):
+    first = propose(room, agent, files, "random-key-1")
+    second = propose(room, agent, {**files, "src/styles.css": "p{}"}, "random-key-2")
+    assert second.proposal.pk != first.proposal.pk
+
+
+def run_concurrently(count, fn):
+    barrier = threading.Barrier(count)
+    results, errors = [], []
+
+    def worker(i):
+        try:
+            barrier.wait()
+            results.append(fn(i))
+        except Exception as error:  # collected and asserted below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return results, errors
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_requests_with_one_key_store_one_row(room, agent, files):
+    results, errors = run_concurrently(8, lambda i: propose(room, agent, files, "same-key-01"))
+    assert errors == []
+    assert len({r.proposal.pk for r in results}) == 1
+    assert sum(not r.replay for r in results) == 1
+    assert Proposal.objects.count() == 1
+    assert ProposalKey.objects.count() == 1
+    assert RoomEvent.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_fresh_keys_with_identical_content_store_one_card(room, agent, files):
+    results, errors = run_concurrently(8, lambda i: propose(room, agent, files, f"fresh-key-{i}"))
+    assert errors == []
+    assert len({r.proposal.pk for r in results}) == 1
+    assert Proposal.objects.count() == 1
+    assert ProposalKey.objects.count() == 8
+
+
+def test_old_keys_of_decided_proposals_are_purged(room, owner, agent, files):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from rooms.services import decline_proposal, purge_idempotency_keys
+
+    decided = propose(room, agent, files, "old-key-001").proposal
+    decline_proposal(owner=owner, proposal_id=decided.pk)
+    pending = propose(room, agent, {**files, "src/x.ts": "1"}, "old-key-002").proposal
+    ProposalKey.objects.update(created_at=timezone.now() - timedelta(days=31))
+    assert purge_idempotency_keys(older_than_days=30) == 1
+    assert list(ProposalKey.objects.values_list("key", flat=True)) == ["old-key-002"]
+    assert Proposal.objects.filter(pk__in=[decided.pk, pending.pk]).count() == 2
