@@ -121,6 +121,32 @@ def load_secret_key(debug: bool, production: bool) -> str:
     return path.read_text().strip()
 
 
+def load_oidc_private_key() -> str:
+    """The RSA key that signs ID tokens: OIDC_PRIVATE_KEY (PEM), else one kept in var/.
+
+    Several hosts behind a load balancer must share one: set OIDC_PRIVATE_KEY there.
+    """
+    pem = os.environ.get("OIDC_PRIVATE_KEY", "").strip()
+    if pem:
+        return pem.replace("\\n", "\n")
+    path = BASE_DIR / "var" / "oidc_private_key.pem"
+    if not path.exists():
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import rsa
+
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(
+            key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
+        )
+        path.chmod(0o600)
+    return path.read_text()
+
+
 DATABASE_URL = env_str("DATABASE_URL")
 REDIS_URL = env_str("REDIS_URL")
 IS_PRODUCTION = bool(DATABASE_URL) and not DATABASE_URL.startswith("sqlite")
@@ -251,6 +277,15 @@ ACCOUNT_SIGNUP_FIELDS = ["email*", "username*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = "none"
 ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip,5/5m/key"}
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
+
+# allauth's identity provider is the OAuth authorization server for MCP clients
+# (osfoundry/oauth.py): open dynamic client registration, PKCE, tokens bound to the MCP endpoint.
+IDP_OIDC_ADAPTER = "osfoundry.oauth.OAuthAdapter"
+IDP_OIDC_DCR_ENABLED = True
+IDP_OIDC_DCR_REQUIRES_INITIAL_ACCESS_TOKEN = False
+IDP_OIDC_ACCESS_TOKEN_EXPIRES_IN = env_int("OAUTH_ACCESS_TOKEN_SECONDS", 3600, minimum=60)
+IDP_OIDC_PRIVATE_KEY = load_oidc_private_key()
+IDP_OIDC_RATE_LIMITS = {"client_registration": env_str("OAUTH_REGISTRATION_RATE", "30/m/ip")}
 
 MAILERS = {
     "default": {

@@ -403,7 +403,8 @@ def check_protocol_version(request: Request) -> None:
 
 async def authenticate(request: Request):
     raw = bearer_from_header(request.headers.get("authorization"))
-    principal = await run_sync(authenticate_bearer, raw) if raw else None
+    resource = request.origin + PATH
+    principal = await run_sync(authenticate_bearer, raw, resource=resource) if raw else None
     if principal is None:
         description = "Connect osFoundry to continue"
         raise Reply(
