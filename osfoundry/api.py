@@ -1,6 +1,7 @@
 """Mounts the apps' routers under /api/v1/ and maps domain errors to JSON once."""
 
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from pydantic import BaseModel
@@ -78,6 +79,16 @@ def invalid_input(request, exc: ValidationError):
     allowed = next((e.get("allowed") for e in exc.errors if e.get("allowed")), None)
     error = describe_validation_error(exc.errors, allowed=allowed)
     return error_response(request, 400, error.as_dict())
+
+
+@api.exception_handler(RequestDataTooBig)
+def too_big(request, exc):
+    message = (
+        f"body: larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes; a snippet holds at most "
+        f"{settings.SNIPPET_MAX_TOTAL_BYTES} bytes of files. An app this size belongs in a "
+        "repository: use propose_room_repo_app (POST .../proposals/repo)"
+    )
+    return error_response(request, 413, {"code": "too_large", "message": message, "field": "body"})
 
 
 @api.exception_handler(HttpError)

@@ -316,6 +316,8 @@ SNIPPET_MAX_FILES = env_int("SNIPPET_MAX_FILES", 64, minimum=1)
 SNIPPET_MAX_FILE_BYTES = env_int("SNIPPET_MAX_FILE_BYTES", 200_000, minimum=1)
 SNIPPET_MAX_TOTAL_BYTES = env_int("SNIPPET_MAX_TOTAL_BYTES", 1_000_000, minimum=1)
 IDEMPOTENCY_KEY_DAYS = env_int("IDEMPOTENCY_KEY_DAYS", 30, minimum=1)
+# JSON escaping can double a file's size on the wire; anything bigger is refused unread.
+DATA_UPLOAD_MAX_MEMORY_SIZE = SNIPPET_MAX_TOTAL_BYTES * 2 + 256 * 1024
 
 # The MCP endpoint (/api/v1/external-mcp); see README "Connect an MCP client".
 MCP_RATE_LIMIT = env_int("MCP_RATE_LIMIT", 2000, minimum=1)  # calls per token per window

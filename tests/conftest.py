@@ -10,6 +10,17 @@ from rooms.models import Project, Room
 os.environ.setdefault("STATIC_MANIFEST", "0")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _fast_password_hashing():
+    # Real hashing costs ~0.5 s per user; the tests create several users each.
+    from django.conf import settings
+
+    saved = settings.PASSWORD_HASHERS
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    yield
+    settings.PASSWORD_HASHERS = saved
+
+
 @pytest.fixture(autouse=True)
 def _plain_static(settings):
     settings.STORAGES = {
@@ -17,8 +28,6 @@ def _plain_static(settings):
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
     settings.ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
-    # Fast hashing: tests create many users; password strength is not what they test.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def make_user(username):

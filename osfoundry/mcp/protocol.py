@@ -432,12 +432,9 @@ async def charge(key: str) -> list:
     return quota.headers()
 
 
-MAX_BODY_SLACK = 256 * 1024
-
-
 async def read_body(receive) -> bytes:
-    # JSON escaping can double a snippet's bytes; beyond that the request is refused unread.
-    limit = settings.SNIPPET_MAX_TOTAL_BYTES * 2 + MAX_BODY_SLACK
+    # The same cap as Django's (DATA_UPLOAD_MAX_MEMORY_SIZE): beyond it the request is refused.
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     chunks = []
     size = 0
     while True:

@@ -160,3 +160,13 @@ def test_openapi_docs_are_served(client):
     assert client.get("/api/v1/docs").status_code == 200
     schema = client.get("/api/v1/openapi.json").json()
     assert "/api/v1/rooms/{room_id}/proposals/snippet" in schema["paths"]
+
+
+def test_an_oversized_body_is_413_pointing_to_the_repository_route(client, room, write_token):
+    from django.conf import settings
+
+    body = {"name": "Big", "files": {"src/App.tsx": "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE)}}
+    response = call(client, "post", f"/rooms/{room.pk}/proposals/snippet", write_token, body)
+    assert response.status_code == 413
+    assert "propose_room_repo_app" in response.json()["error"]["message"]
+    assert not Proposal.objects.exists()

@@ -132,3 +132,10 @@ def test_other_paths_still_reach_django(asgi_server):
     response = httpx.get(asgi_server.url + "/api/v1/rooms")
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "invalid_token"
+
+
+def test_oversized_body_is_refused_and_points_to_repositories(asgi_server, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1_000
+    response = rpc(asgi_server.mcp_url, "tools/list", {"cursor": "x" * 2_000})
+    assert response.status_code == 413
+    assert "propose_room_repo_app" in response.json()["error"]["message"]
