@@ -8,8 +8,9 @@ Starts two servers on free 127.0.0.1 ports, one uvicorn worker each:
 - osfoundry: osfoundry.asgi:application with a fresh database, seeded with the demo;
 - reference: bench/mcp_reference_server.py, the `mcp` package's low-level server (stateless,
   JSON responses) publishing the same tools with stub handlers (no database, no validation).
-Then sends the same JSON-RPC POSTs to both, `--concurrency` at a time: tools/list, and
-propose_room_snippet_app with the two-file standup timer (a new proposal per call on osfoundry).
+Then sends the same JSON-RPC POSTs to both, `--concurrency` at a time: tools/list, read_room
+(one short database read on osfoundry) and propose_room_snippet_app with the two-file standup
+timer (a new proposal per call on osfoundry).
 Prints requests/s, p50 and p95 for each, and the ratio osfoundry / reference (higher is better
 for requests/s). The client runs on the same machine, so absolute figures are a floor.
 """
@@ -104,6 +105,16 @@ def list_bodies(total: int):
     return [json.dumps(message).encode()] * total
 
 
+def read_bodies(total: int, room_id: str):
+    message = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "read_room", "arguments": {"room_id": room_id}},
+    }
+    return [json.dumps(message).encode()] * total
+
+
 def propose_bodies(total: int, room_id: str):
     from rooms.demo import standup_timer_files
 
@@ -152,6 +163,7 @@ def main():
     try:
         for label, bodies in (
             ("tools/list", lambda: list_bodies(args.requests)),
+            ("read_room", lambda: read_bodies(args.requests, room_id)),
             ("propose_room_snippet_app", lambda: propose_bodies(args.proposals, room_id)),
         ):
             # Warm both (imports, connections), then measure each in turn.

@@ -173,7 +173,7 @@ TOOLS = [
         name="list_room_apps",
         description=(
             "List a Room's approved launcher apps in tab order with their build state. "
-            "Pending proposals and app data are not shown."
+            "Pending proposals and app data are not shown. Local Rooms are unavailable."
         ),
         arguments=RoomAppsArgs,
         input_schema=schema({"room_id": ROOM_ID, "limit": LIMIT}, ["room_id"]),
@@ -221,7 +221,7 @@ TOOLS = [
         name="propose_room_repo_app",
         description=(
             "Propose a pinned version of a repository in the Room's project as a Room app; for "
-            "large apps. It appears only after the owner approves it."
+            "large apps. It appears only after the owner approves it. Local Rooms are unavailable."
         ),
         arguments=RepoArgs,
         input_schema=schema(
@@ -243,7 +243,7 @@ TOOLS = [
         description=(
             "Wait for a Room's events (proposal.approved, proposal.declined, app.deployed...) "
             "after after_sequence. Returns as soon as one exists, or [] after timeout_s "
-            "(default 30); pass next_after_sequence next time."
+            "(default 30); pass next_after_sequence next time. Local Rooms are unavailable."
         ),
         arguments=PollArgs,
         input_schema=schema(
