@@ -151,3 +151,45 @@ def test_registration_is_open_and_grants_our_scopes(asgi_server):
     client = OAuthClient.objects.get(id=response.json()["client_id"])
     assert {"osfoundry:read", "osfoundry:write"} <= set(client.get_scopes())
     assert client.get_default_scopes() == ["osfoundry:read", "osfoundry:write"]
+
+
+def register(server) -> str:
+    response = httpx.post(
+        server.url + "/identity/o/api/clients",
+        json={"redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "none"},
+    )
+    return response.json()["client_id"]
+
+
+def authorize_url(server, client_id: str, resource: str) -> str:
+    query = httpx.QueryParams(
+        response_type="code",
+        client_id=client_id,
+        redirect_uri=REDIRECT_URI,
+        code_challenge="E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+        code_challenge_method="S256",
+        scope="osfoundry:read",
+        state="s-1",
+        resource=resource,
+    )
+    return f"{server.url}/identity/o/authorize?{query}"
+
+
+def test_authorization_for_another_resource_is_refused(asgi_server, owner):
+    client_id = register(asgi_server)
+    cookies = {"sessionid": logged_in_session(owner)}
+    page = httpx.get(
+        authorize_url(asgi_server, client_id, "http://elsewhere.example/mcp"), cookies=cookies
+    )
+    assert "Connect osFoundry" not in page.text
+    assert "issues tokens only for" in page.text
+    ours = httpx.get(authorize_url(asgi_server, client_id, asgi_server.mcp_url), cookies=cookies)
+    assert "Connect osFoundry" in ours.text
+
+
+def test_cancel_on_the_consent_page_grants_nothing(asgi_server, owner):
+    client_id = register(asgi_server)
+    browser = Browser(logged_in_session(owner), action="cancel")
+    asyncio.run(browser.open(authorize_url(asgi_server, client_id, asgi_server.mcp_url)))
+    assert browser.callback["error"] == ["access_denied"]
+    assert "code" not in browser.callback
