@@ -136,14 +136,22 @@ def load_oidc_private_key() -> str:
 
         key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(
+        temporary = path.with_name(f"{path.name}.{os.getpid()}")
+        temporary.write_bytes(
             key.private_bytes(
                 serialization.Encoding.PEM,
                 serialization.PrivateFormat.PKCS8,
                 serialization.NoEncryption(),
             )
         )
-        path.chmod(0o600)
+        temporary.chmod(0o600)
+        # Several workers may start at once: the first complete file wins, atomically.
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass
+        finally:
+            temporary.unlink()
     return path.read_text()
 
 

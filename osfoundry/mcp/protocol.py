@@ -488,6 +488,9 @@ async def respond(send, status: int, answer: dict | None, headers: list) -> None
     if answer is not None:
         out.append((b"content-type", b"application/json"))
     out.extend(headers)
+    if not any(name == b"x-ratelimit-limit" for name, _ in headers):
+        # Answers given before a budget was charged (405, 403...) still announce the limit.
+        out.append((b"x-ratelimit-limit", str(settings.MCP_RATE_LIMIT).encode()))
     await send({"type": "http.response.start", "status": status, "headers": out})
     await send({"type": "http.response.body", "body": body, "more_body": False})
 

@@ -39,6 +39,7 @@ def test_get_and_delete_are_not_allowed(asgi_server):
         response = httpx.request(method, asgi_server.mcp_url)
         assert response.status_code == 405
         assert response.headers["allow"] == "POST"
+        assert response.headers["x-ratelimit-limit"] == "2000"
 
 
 def test_a_batch_is_a_json_rpc_error(asgi_server):
