@@ -6,16 +6,32 @@ from .models import AccessToken
 
 @admin.register(AccessToken)
 class AccessTokenAdmin(admin.ModelAdmin):
-    list_display = ["prefix", "name", "user", "scopes", "created_at", "last_used_at", "revoked_at"]
-    list_filter = ["revoked_at"]
+    list_display = [
+        "prefix",
+        "name",
+        "user",
+        "scopes",
+        "is_active",
+        "created_at",
+        "last_used_at",
+        "expires_at",
+        "revoked_at",
+    ]
+    list_filter = ["revoked_at", "scopes"]
+    list_select_related = ["user"]
     search_fields = ["name", "user__username", "prefix"]
     readonly_fields = ["prefix", "created_at", "last_used_at"]
     fields = ["user", "name", "scopes", "prefix", "expires_at", "revoked_at", "created_at"]
+    autocomplete_fields = ["user"]
     actions = ["revoke"]
 
     def has_add_permission(self, request):
         # The secret is shown once: create tokens with `manage.py create_token`.
         return False
+
+    @admin.display(boolean=True, description="active")
+    def is_active(self, obj):
+        return obj.is_active
 
     @admin.action(description="Revoke selected tokens")
     def revoke(self, request, queryset):

@@ -74,7 +74,9 @@ def database_from_url(url: str) -> dict:
             "PASSWORD": unquote(parts.password or ""),
             "HOST": parts.hostname or "",
             "PORT": str(parts.port or ""),
-            "CONN_MAX_AGE": env_int("CONN_MAX_AGE", 60),
+            # 0: Django's ASGI handler runs each request in a thread of its own, and a
+            # persistent connection per thread would leak until PostgreSQL refuses clients.
+            "CONN_MAX_AGE": env_int("CONN_MAX_AGE", 0),
             "CONN_HEALTH_CHECKS": True,
         }
     if parts.scheme == "sqlite":
@@ -222,6 +224,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "rooms.context_processors.pending_approvals",
             ],
         },
     },

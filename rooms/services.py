@@ -33,7 +33,8 @@ WAIT_FOR_APPROVAL = (
 
 def canonical_hash(data) -> str:
     encoded = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(encoded.encode()).hexdigest()
+    # surrogatepass: a lone surrogate must reach validation (and its clear error), not crash.
+    return hashlib.sha256(encoded.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def parse_uuid(value, *, field: str, what: str):
@@ -90,6 +91,28 @@ def get_app_for_user(user, room_id, instance_id, *, agent: bool = False) -> Laun
             field="instance_id",
         )
     return app
+
+
+def get_repo_version_for_user(user, *, repository_id, version_id) -> RepositoryVersion:
+    """A pinned version for members of its project and for owners of the project's Rooms (who
+    review repo proposals); NotFound for everyone else."""
+    repo_pk = parse_uuid(repository_id, field="repository_id", what="Repository")
+    version_pk = parse_uuid(version_id, field="version_id", what="Version")
+    version = (
+        RepositoryVersion.objects.select_related("repository__project")
+        .filter(pk=version_pk, repository_id=repo_pk)
+        .first()
+    )
+    project = version.repository.project if version else None
+    if (
+        project is None
+        or not user.is_authenticated
+        or not (
+            project.members.filter(pk=user.pk).exists() or project.rooms.filter(owner=user).exists()
+        )
+    ):
+        raise NotFound(f"Version {str(version_id)!r} not found", field="version_id")
+    return version
 
 
 # ---------------------------------------------------------------------------------------------
@@ -149,6 +172,13 @@ def snippet_problems(files: dict[str, str]) -> list[str]:
             continue
         size = len(text.encode("utf-8", "surrogatepass"))
         total += size
+        if not is_storable_text(text):
+            # PostgreSQL's jsonb cannot hold NUL or lone surrogates; no database gets them.
+            problems.append(
+                f"files[{path!r}]: contains NUL bytes or invalid Unicode, i.e. binary content; "
+                "a snippet carries text files only: drop it, or put the app in a repository "
+                "and use propose_room_repo_app"
+            )
         if size > settings.SNIPPET_MAX_FILE_BYTES:
             problems.append(
                 f"files[{path!r}]: {size} bytes, at most {settings.SNIPPET_MAX_FILE_BYTES} "
@@ -169,6 +199,16 @@ def snippet_problems(files: dict[str, str]) -> list[str]:
     if SNIPPET_ENTRY not in files:
         problems.append(f"{SNIPPET_ENTRY} missing")
     return problems
+
+
+def is_storable_text(text: str) -> bool:
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def check_name(name: str) -> str:
@@ -342,6 +382,7 @@ def insert_proposal(*, caller, room, operation, key, request_hash, fields) -> Pr
             "kind": proposal.kind,
             "proposed_by": caller.get_username(),
             "file_count": proposal.file_count,
+            "total_bytes": proposal.total_bytes,
         },
     )
     return ProposalResult(proposal)
@@ -359,6 +400,7 @@ def lock_pending_for_owner(*, owner, proposal_id, content_hash: str | None) -> P
         raise NotFound(f"Proposal {str(proposal_id)!r} not found", field="proposal_id")
     # Lock first: two owners' tabs can approve at once; the Room lock also orders tab positions.
     room = Room.objects.select_for_update().get(pk=found)
+    # of=("self",): PostgreSQL cannot lock the nullable side of the decided_by outer join.
     proposal = (
         Proposal.objects.select_for_update(of=("self",)).select_related("decided_by").get(pk=pk)
     )

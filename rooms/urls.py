@@ -7,4 +7,24 @@ app_name = "rooms"
 urlpatterns = [
     path("", views.inbox, name="inbox"),
     path("rooms/<uuid:room_id>/", views.room_detail, name="room"),
+    path("rooms/<uuid:room_id>/apps/<uuid:instance_id>/deploy/", views.deploy, name="deploy"),
+    path("proposals/<uuid:proposal_id>/", views.proposal_card, name="proposal"),
+    path("proposals/<uuid:proposal_id>/file/", views.proposal_file, name="proposal_file"),
+    path(
+        "proposals/<uuid:proposal_id>/approve/",
+        views.decide,
+        {"decision": "approve"},
+        name="approve",
+    ),
+    path(
+        "proposals/<uuid:proposal_id>/decline/",
+        views.decide,
+        {"decision": "decline"},
+        name="decline",
+    ),
+    path(
+        "repositories/<uuid:repository_id>/versions/<uuid:version_id>/",
+        views.repository_version,
+        name="version",
+    ),
 ]

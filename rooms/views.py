@@ -1,13 +1,33 @@
-from django.contrib.auth.decorators import login_required
-from django.http import Http404
-from django.shortcuts import render
+"""The owner's console: the approval inbox, review cards, decisions, Room pages, versions.
 
-from osfoundry.errors import NotFound
+Views only read and call services; every rule (who may see or decide what, exactly once, the
+content binding) lives in rooms/services.py. Domain errors map here, once, to HTTP.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from osfoundry.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
 
 from . import services
+from .highlight import file_views, highlight
 from .models import Proposal, Room
 
 
+def domain_error_status(error: DomainError) -> int:
+    if isinstance(error, NotFound):
+        raise Http404(error.message)
+    if isinstance(error, Forbidden):
+        return 403
+    if isinstance(error, Conflict):
+        return 409
+    return 400
+
+
+@require_GET
 @login_required
 def inbox(request):
     pending = (
@@ -16,15 +36,167 @@ def inbox(request):
         .select_related("room", "proposed_by")
         .order_by("-created_at")
     )
-    rooms = Room.objects.visible_to(request.user).select_related("project", "owner")
-    return render(request, "rooms/inbox.html", {"pending": pending, "rooms": rooms})
+    # Read the Rooms' event sequences before the pending list (evaluated in the template): an
+    # event landing in between is then replayed by the feed, and the page skips duplicates.
+    rooms = list(Room.objects.visible_to(request.user).select_related("project", "owner"))
+    return render(
+        request,
+        "rooms/inbox.html",
+        {
+            "pending": pending,
+            "rooms": rooms,
+            # The owner's open inbox follows these feeds for new proposals.
+            "owned_rooms": [room for room in rooms if room.owner_id == request.user.pk],
+        },
+    )
 
 
+@require_GET
 @login_required
 def room_detail(request, room_id):
     try:
         room = services.get_room_for_user(request.user, room_id)
     except NotFound:
         raise Http404("Room not found") from None
-    apps = room.apps.select_related("proposal").order_by("position")
-    return render(request, "rooms/room.html", {"room": room, "apps": apps})
+    # `room` (and its event sequence) is read before the apps, so the feed replays anything newer.
+    apps = room.apps.select_related("proposal", "build_updated_by").order_by("position")
+    return render(
+        request,
+        "rooms/room.html",
+        {"room": room, "apps": apps, "is_owner": room.is_owned_by(request.user)},
+    )
+
+
+@require_POST
+@login_required
+def deploy(request, room_id, instance_id):
+    try:
+        app = services.deploy_app(
+            acting_user=request.user,
+            room_id=room_id,
+            instance_id=instance_id,
+            state="ready",
+            detail="Deployed from the console",
+        )
+    except DomainError as error:
+        return HttpResponse(
+            error.message, status=domain_error_status(error), content_type="text/plain"
+        )
+    messages.success(request, f"“{app.name}” is deployed: build state ready.")
+    return redirect("rooms:room", room_id=room_id)
+
+
+def card_context(request, proposal: Proposal) -> dict:
+    context = {
+        "proposal": proposal,
+        "room": proposal.room,
+        "is_owner": proposal.room.is_owned_by(request.user),
+        "files_warning": services.CARD_FILES_WARNING,
+    }
+    if proposal.kind == Proposal.Kind.SNIPPET:
+        context["files"] = file_views(proposal.files)
+    else:
+        context["version"] = proposal.repository_version
+    return context
+
+
+def load_proposal(request, proposal_id) -> Proposal:
+    try:
+        return services.get_proposal_for_user(request.user, proposal_id)
+    except NotFound:
+        raise Http404("Proposal not found") from None
+
+
+@require_GET
+@login_required
+def proposal_card(request, proposal_id):
+    proposal = load_proposal(request, proposal_id)
+    return render(request, "rooms/card.html", card_context(request, proposal))
+
+
+@require_GET
+@login_required
+def proposal_file(request, proposal_id):
+    """One file's highlighted HTML, for large files the card renders only on demand."""
+    proposal = load_proposal(request, proposal_id)
+    path = request.GET.get("path", "")
+    if proposal.kind != Proposal.Kind.SNIPPET or path not in proposal.files:
+        raise Http404("No such file in this proposal")
+    return HttpResponse(highlight(proposal.files[path], path))
+
+
+@require_POST
+@login_required
+def decide(request, proposal_id, decision: str):
+    content_hash = request.POST.get("content_hash", "")
+    try:
+        if decision == "approve":
+            app = services.approve_proposal(
+                owner=request.user, proposal_id=proposal_id, content_hash=content_hash
+            )
+            messages.success(request, f"Approved: “{app.name}” is now a tab in {app.room.name}.")
+        else:
+            proposal = services.decline_proposal(
+                owner=request.user,
+                proposal_id=proposal_id,
+                content_hash=content_hash,
+                reason=request.POST.get("reason", ""),
+            )
+            messages.success(request, f"Declined: “{proposal.name}” will not be added.")
+    except DomainError as error:
+        status = domain_error_status(error)
+        proposal = load_proposal(request, proposal_id)
+        context = card_context(request, proposal)
+        context["decision_error"] = error.message
+        if isinstance(error, Invalid):
+            context["reason"] = request.POST.get("reason", "")
+        return render(request, "rooms/card.html", context, status=status)
+    return redirect("rooms:proposal", proposal_id=proposal_id)
+
+
+@require_GET
+@login_required
+def repository_version(request, repository_id, version_id):
+    try:
+        version = services.get_repo_version_for_user(
+            request.user, repository_id=repository_id, version_id=version_id
+        )
+    except NotFound:
+        raise Http404("Version not found") from None
+    paths = sorted(version.files)
+    selected = request.GET.get("path") or default_file(paths)
+    if selected and selected not in version.files:
+        raise Http404("No such file in this version")
+    shown = file_views({selected: version.files[selected]}, render_large=True) if selected else []
+    return render(
+        request,
+        "rooms/version.html",
+        {
+            "version": version,
+            "repository": version.repository,
+            "tree": file_tree(paths),
+            "selected": selected,
+            "file": shown[0] if shown else None,
+        },
+    )
+
+
+def default_file(paths: list[str]) -> str | None:
+    for candidate in ("README.md", "src/App.tsx"):
+        if candidate in paths:
+            return candidate
+    return paths[0] if paths else None
+
+
+def file_tree(paths: list[str]) -> list[dict]:
+    """Flat rows with a depth, folders before their files, for an indented tree."""
+    rows, seen = [], set()
+    for path in paths:
+        parts = path.split("/")
+        for depth in range(len(parts) - 1):
+            folder = "/".join(parts[: depth + 1])
+            if folder not in seen:
+                seen.add(folder)
+                rows.append({"name": parts[depth], "path": folder, "depth": depth, "is_dir": True})
+        rows.append({"name": parts[-1], "path": path, "depth": len(parts) - 1, "is_dir": False})
+    return rows

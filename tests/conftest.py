@@ -28,6 +28,21 @@ def _plain_static(settings):
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
     settings.ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
+    # Fast hashing for test users; PBKDF2 stays available for users a live server must check.
+    settings.PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.MD5PasswordHasher",
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    ]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    # Rate-limit counters and cached highlighting must not leak from one test into the next.
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
 
 
 def make_user(username):

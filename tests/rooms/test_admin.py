@@ -1,8 +1,59 @@
+"""Django admin: Rooms with members inline, read-only proposals with a highlighted preview."""
+
 import pytest
 from django.urls import reverse
 
-from rooms.models import Proposal, Room
+from rooms.models import Proposal, Repository, RepositoryVersion, RoomEvent
 from rooms.services import approve_proposal, propose_snippet
+from tests.rooms.helpers import propose
+
+
+def test_room_admin_searches_and_edits_members_inline(admin_client, room, member):
+    response = admin_client.get(reverse("admin:rooms_room_changelist"), {"q": "member"})
+    assert response.status_code == 200
+    assert "Team Falcon" in response.content.decode()
+    page = admin_client.get(reverse("admin:rooms_room_change", args=[room.pk])).content.decode()
+    assert "Room_members-TOTAL_FORMS" in page
+
+
+def test_proposal_admin_is_read_only_with_a_highlighted_preview(admin_client, room, agent, files):
+    evil = {**files, "src/<b>x</b>.ts": "const x = '<script>alert(1)</script>';\n"}
+    proposal = propose(room, agent, evil)
+    response = admin_client.get(reverse("admin:rooms_proposal_change", args=[proposal.pk]))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert '<div class="admin-code"><div class="hl">' in html
+    assert "rooms/highlight.css" in html
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;b&gt;x&lt;/b&gt;" in html
+    assert 'name="_save"' not in html
+    assert admin_client.get(reverse("admin:rooms_proposal_add")).status_code == 403
+
+
+def test_events_are_read_only(admin_client, room, agent, files):
+    propose(room, agent, files)
+    event = RoomEvent.objects.get()
+    html = admin_client.get(reverse("admin:rooms_roomevent_change", args=[event.pk])).content
+    assert b"proposal.created" in html
+    assert b'name="_save"' not in html
+
+
+def test_tokens_repositories_and_versions_are_listed(admin_client, project, agent, token_factory):
+    token_factory(agent)
+    repository = Repository.objects.create(project=project, name="timer")
+    version = RepositoryVersion.objects.create(
+        repository=repository, commit_hash="a" * 40, files={"src/App.tsx": "x", "b.png": None}
+    )
+    assert admin_client.get(reverse("admin:agents_accesstoken_changelist")).status_code == 200
+    assert b"timer" in admin_client.get(reverse("admin:rooms_repository_changelist")).content
+    page = admin_client.get(reverse("admin:rooms_repositoryversion_change", args=[version.pk]))
+    assert b"Browse this version" in page.content
+    assert b"<code>b.png</code> \xc2\xb7 binary" in page.content
+
+
+def test_members_cannot_reach_admin(client, member):
+    client.force_login(member)
+    assert client.get(reverse("admin:index")).status_code == 302
 
 
 @pytest.fixture
@@ -30,19 +81,3 @@ def test_proposal_content_is_read_only_in_admin(admin_client, approved):
     assert response.status_code == 403
     approved.refresh_from_db()
     assert approved.name == "Timer" and approved.status == Proposal.Status.APPROVED
-
-
-def test_admin_creates_a_room_with_members(admin_client, project, owner, member):
-    response = admin_client.post(
-        reverse("admin:rooms_room_add"),
-        {
-            "project": project.pk,
-            "name": "New Room",
-            "kind": "cloud",
-            "owner": owner.pk,
-            "members": [member.pk],
-        },
-    )
-    assert response.status_code == 302
-    room = Room.objects.get(name="New Room")
-    assert list(room.members.all()) == [member]

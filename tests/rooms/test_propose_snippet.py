@@ -43,3 +43,14 @@ def test_local_room_is_unavailable(room_factory, agent, files):
     with pytest.raises(Unavailable) as error:
         propose(room, agent, files)
     assert error.value.message == "Local Rooms are unavailable"
+
+
+def test_binary_content_is_refused_with_a_clear_error(room, agent, files):
+    # PostgreSQL's jsonb cannot store NUL or lone surrogates: refuse them on every database.
+    for content in ("\x89PNG\x00", "bad \udc80 text"):
+        with pytest.raises(Invalid) as error:
+            propose(room, agent, {**files, "assets/logo.png": content})
+        assert "files['assets/logo.png']: contains NUL bytes or invalid Unicode" in (
+            error.value.message
+        )
+    assert not Proposal.objects.exists()

@@ -1,0 +1,169 @@
+"""Server time to render the review card, cold (nothing highlighted yet) and cached.
+
+    .venv/bin/python bench/card.py [--runs 30]
+
+Runs the real view through Django's test client (middleware, session, template, highlighting)
+against its own SQLite database (var/bench.sqlite3) unless DATABASE_URL is set; everything it
+creates is rolled back. Goal: <= 50 ms median for 21 files once cached.
+"""
+
+import argparse
+import gzip
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "osfoundry.settings")
+os.environ.setdefault("DATABASE_URL", "sqlite:///var/bench.sqlite3")
+os.environ.setdefault("STATIC_MANIFEST", "0")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.cache import cache  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import transaction  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.urls import reverse  # noqa: E402
+
+from rooms.demo import standup_timer_files  # noqa: E402
+from rooms.models import Project, Room  # noqa: E402
+from rooms.services import propose_snippet  # noqa: E402
+
+COMPONENT = """import {{ useEffect, useState }} from "react";
+import "./part{index:02}.css";
+
+type Row{index} = {{ id: number; label: string; done: boolean; owner?: string }};
+
+const SEED{index}: Row{index}[] = [
+  {{ id: 1, label: "Collect the standup notes", done: false }},
+  {{ id: 2, label: "Share the sprint board", done: true, owner: "Ada" }},
+  {{ id: 3, label: "Book the retro room", done: false, owner: "Linus" }},
+];
+
+export function Part{index}({{ title = "Part {index}" }}: {{ title?: string }}) {{
+  const [rows, setRows] = useState<Row{index}[]>(SEED{index});
+  const [filter, setFilter] = useState<"all" | "open" | "done">("all");
+
+  useEffect(() => {{
+    document.title = `${{title}} (${{rows.filter((r) => !r.done).length}} open)`;
+  }}, [rows, title]);
+
+  const visible = rows.filter((row) =>
+    filter === "all" ? true : filter === "open" ? !row.done : row.done,
+  );
+
+  function toggle(id: number) {{
+    setRows((current) =>
+      current.map((row) => (row.id === id ? {{ ...row, done: !row.done }} : row)),
+    );
+  }}
+
+  return (
+    <section className="part-{index}">
+      <h2>{{title}}</h2>
+      <div className="filters">
+        {{(["all", "open", "done"] as const).map((name) => (
+          <button key={{name}} onClick={{() => setFilter(name)}} aria-pressed={{filter === name}}>
+            {{name}}
+          </button>
+        ))}}
+      </div>
+      <ul>
+        {{visible.map((row) => (
+          <li key={{row.id}} className={{row.done ? "done" : ""}} onClick={{() => toggle(row.id)}}>
+            {{row.label}} {{row.owner ? <em>({{row.owner}})</em> : null}}
+          </li>
+        ))}}
+      </ul>
+    </section>
+  );
+}}
+"""
+
+
+def snippet(count: int) -> dict[str, str]:
+    files = standup_timer_files()
+    index = 0
+    while len(files) < count:
+        files[f"src/parts/Part{index:02}.tsx"] = COMPONENT.format(index=index)
+        index += 1
+    return files
+
+
+def timed_get(client, url) -> tuple[float, bytes]:
+    start = time.perf_counter()
+    response = client.get(url)
+    elapsed = (time.perf_counter() - start) * 1000
+    assert response.status_code == 200, response.status_code
+    return elapsed, response.content
+
+
+def measure(client, url, runs: int) -> dict:
+    cold = []
+    for _ in range(max(3, runs // 6)):
+        cache.clear()
+        cold.append(timed_get(client, url)[0])
+    timed_get(client, url)
+    cached = [timed_get(client, url)[0] for _ in range(runs)]
+    _, body = timed_get(client, url)
+    return {
+        "cold_median": statistics.median(cold),
+        "cached_median": statistics.median(cached),
+        "cached_p95": sorted(cached)[int(len(cached) * 0.95) - 1],
+        "bytes": len(body),
+        "gzip": len(gzip.compress(body, 6)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    call_command("migrate", verbosity=0)
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
+    cache_backend = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
+    print(f"cache: {cache_backend}; database: {settings.DATABASES['default']['ENGINE']}")
+    print(
+        f"{'files':>5} {'source':>9} {'cold ms':>8} {'cached ms':>10} {'p95 ms':>7}"
+        f" {'page KB':>8} {'gzip KB':>8}"
+    )
+    with transaction.atomic():
+        users = get_user_model().objects
+        owner = users.create_user("bench-owner")
+        agent = users.create_user("bench-agent")
+        room = Room.objects.create(
+            project=Project.objects.create(name="Bench"), name="Bench", owner=owner
+        )
+        room.members.add(agent)
+        client = Client()
+        client.force_login(owner)
+        for count in (2, 21, 64):
+            files = snippet(count)
+            proposal = propose_snippet(
+                caller=agent,
+                room_id=str(room.pk),
+                name=f"Bench {count}",
+                files=files,
+                idempotency_key=f"bench-{count:04}",
+            ).proposal
+            url = reverse("rooms:proposal", args=[proposal.pk])
+            result = measure(client, url, args.runs)
+            print(
+                f"{count:>5} {proposal.total_bytes / 1024:>7.1f}KB"
+                f" {result['cold_median']:>8.1f} {result['cached_median']:>10.1f}"
+                f" {result['cached_p95']:>7.1f} {result['bytes'] / 1024:>8.1f}"
+                f" {result['gzip'] / 1024:>8.1f}"
+            )
+        transaction.set_rollback(True)
+
+
+if __name__ == "__main__":
+    main()

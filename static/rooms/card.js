@@ -1,0 +1,113 @@
+// The review card: file filter, collapse/expand, "Viewed" marks and large files on demand.
+(function () {
+  "use strict";
+
+  const review = document.querySelector("[data-review]");
+  if (!review) return;
+  const files = Array.from(review.querySelectorAll("[data-file]"));
+  const listItems = Array.from(review.querySelectorAll("[data-file-list] li"));
+  const counter = review.querySelector("[data-viewed-count]");
+  const storageKey = `osf-viewed:${review.dataset.reviewKey || ""}`;
+
+  function loadViewed() {
+    try {
+      return new Set(JSON.parse(localStorage.getItem(storageKey) || "[]"));
+    } catch (_error) {
+      return new Set();
+    }
+  }
+  const viewed = loadViewed();
+
+  function saveViewed() {
+    try {
+      localStorage.setItem(storageKey, JSON.stringify(Array.from(viewed)));
+    } catch (_error) {
+      // Private mode or full storage: the marks last for this page only.
+    }
+  }
+
+  function setCollapsed(file, collapsed) {
+    file.classList.toggle("is-collapsed", collapsed);
+    const toggle = file.querySelector("[data-file-toggle]");
+    if (toggle) toggle.setAttribute("aria-expanded", String(!collapsed));
+  }
+
+  function updateCount() {
+    if (!counter) return;
+    const done = files.filter((file) => viewed.has(file.dataset.path)).length;
+    counter.textContent = `${done}/${files.length} viewed`;
+    counter.classList.toggle("is-done", done === files.length && files.length > 0);
+    listItems.forEach((item) => item.classList.toggle("is-viewed", viewed.has(item.dataset.path)));
+  }
+
+  files.forEach((file) => {
+    const path = file.dataset.path;
+    const checkbox = file.querySelector("[data-viewed]");
+    const toggle = file.querySelector("[data-file-toggle]");
+    if (toggle) toggle.addEventListener("click", () => setCollapsed(file, !file.classList.contains("is-collapsed")));
+    if (checkbox) {
+      checkbox.checked = viewed.has(path);
+      if (checkbox.checked) setCollapsed(file, true);
+      checkbox.addEventListener("change", () => {
+        if (checkbox.checked) viewed.add(path);
+        else viewed.delete(path);
+        setCollapsed(file, checkbox.checked);
+        saveViewed();
+        updateCount();
+      });
+    }
+  });
+  updateCount();
+
+  const collapseAll = review.querySelector("[data-collapse-all]");
+  const expandAll = review.querySelector("[data-expand-all]");
+  if (collapseAll) collapseAll.addEventListener("click", () => files.forEach((f) => setCollapsed(f, true)));
+  if (expandAll) expandAll.addEventListener("click", () => files.forEach((f) => setCollapsed(f, false)));
+
+  const filter = review.querySelector("[data-file-filter]");
+  if (filter) {
+    filter.addEventListener("input", () => {
+      const needle = filter.value.trim().toLowerCase();
+      const match = (path) => !needle || path.toLowerCase().includes(needle);
+      files.forEach((file) => (file.hidden = !match(file.dataset.path)));
+      listItems.forEach((item) => (item.hidden = !match(item.dataset.path)));
+    });
+  }
+
+  // Large files: the server renders them only when asked. The response is our own escaped
+  // Pygments HTML for this proposal's file, never data from an event or a frame.
+  review.querySelectorAll("[data-load-file]").forEach((link) => {
+    link.addEventListener("click", async (event) => {
+      event.preventDefault();
+      const body = link.closest("[data-file-body]");
+      link.textContent = "Loading…";
+      try {
+        const response = await fetch(link.href, { credentials: "same-origin" });
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        const box = document.createElement("div");
+        box.className = "code";
+        box.innerHTML = await response.text();
+        body.replaceChildren(box);
+      } catch (error) {
+        link.textContent = `Could not load (${error.message}); retry`;
+      }
+    });
+  });
+
+  // A link to a line inside a collapsed file opens that file.
+  function revealTarget() {
+    if (!location.hash) return;
+    const target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    const file = target && target.closest("[data-file]");
+    if (file) setCollapsed(file, false);
+  }
+  window.addEventListener("hashchange", revealTarget);
+  revealTarget();
+
+  // One click is one decision; the server refuses a second anyway.
+  review.querySelectorAll("form").forEach((form) => {
+    form.addEventListener("submit", () => {
+      form.querySelectorAll("button[type=submit]").forEach((button) => (button.disabled = true));
+    });
+  });
+})();

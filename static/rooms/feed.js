@@ -1,0 +1,68 @@
+// The Room event feed: one websocket per Room, resumed after the last sequence seen.
+// Event data is untrusted text: callers build DOM with textContent only.
+(function () {
+  "use strict";
+
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  let openCount = 0;
+
+  function setOpenCount(delta) {
+    openCount += delta;
+    document.documentElement.dataset.feedsOpen = String(openCount);
+  }
+
+  function openRoomFeed(roomId, afterSequence, onEvent) {
+    let last = Number(afterSequence) || 0;
+    let delay = 1000;
+    let socket = null;
+    let stopped = false;
+
+    function connect() {
+      const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+      const url = `${scheme}//${location.host}/ws/rooms/${encodeURIComponent(roomId)}/events/?after_sequence=${last}`;
+      let isOpen = false;
+      socket = new WebSocket(url);
+      socket.addEventListener("open", () => {
+        isOpen = true;
+        delay = 1000;
+        setOpenCount(1);
+      });
+      socket.addEventListener("message", (message) => {
+        let event;
+        try {
+          event = JSON.parse(message.data);
+        } catch (_error) {
+          return;
+        }
+        if (!event || typeof event.sequence !== "number" || event.sequence <= last) return;
+        last = event.sequence;
+        try {
+          onEvent(event);
+        } catch (error) {
+          console.error("room event handler failed", error);
+        }
+      });
+      socket.addEventListener("close", (closed) => {
+        if (isOpen) setOpenCount(-1);
+        // 4401 / 4404: logged out or no longer in the Room; retrying cannot help.
+        if (stopped || closed.code === 4401 || closed.code === 4404) return;
+        setTimeout(connect, delay);
+        delay = Math.min(delay * 2, 30000);
+      });
+    }
+
+    connect();
+    return {
+      close() {
+        stopped = true;
+        if (socket) socket.close();
+      },
+    };
+  }
+
+  function isUuid(value) {
+    return typeof value === "string" && UUID.test(value);
+  }
+
+  window.osfFeed = { openRoomFeed, isUuid };
+})();

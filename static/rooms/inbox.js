@@ -1,0 +1,93 @@
+// "Needs your approval": new proposals appear live; decided ones leave.
+(function () {
+  "use strict";
+
+  const table = document.querySelector("[data-inbox]");
+  if (!table || !window.osfFeed) return;
+  const rows = table.querySelector("[data-pending-rows]");
+  const emptyState = document.querySelector("[data-empty-state]");
+  const zero = "00000000-0000-0000-0000-000000000000";
+  const kinds = { snippet: "Snippet", repo: "Repository version" };
+
+  function formatSize(bytes) {
+    if (typeof bytes !== "number") return "";
+    if (bytes < 1024) return `${bytes} byte${bytes === 1 ? "" : "s"}`;
+    if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+    return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  }
+
+  function cell(text, className) {
+    const td = document.createElement("td");
+    if (className) td.className = className;
+    td.textContent = text;
+    return td;
+  }
+
+  function adjustBadge(delta) {
+    document.querySelectorAll("[data-pending-count]").forEach((badge) => {
+      const count = Math.max(0, (parseInt(badge.textContent, 10) || 0) + delta);
+      badge.textContent = String(count);
+      badge.classList.toggle("is-zero", count === 0);
+    });
+  }
+
+  function findRow(proposalId) {
+    return Array.from(rows.children).find((row) => row.dataset.proposalId === proposalId);
+  }
+
+  function syncEmptyState() {
+    if (emptyState) emptyState.hidden = rows.children.length > 0;
+  }
+
+  function addRow(roomName, event) {
+    if (!window.osfFeed.isUuid(event.proposal_id) || findRow(event.proposal_id)) return;
+    const row = document.createElement("tr");
+    row.dataset.proposalId = event.proposal_id;
+    row.className = "is-new";
+    row.appendChild(cell(roomName));
+    const agent = cell("");
+    const agentName = document.createElement("span");
+    agentName.className = "agent";
+    agentName.textContent = String(event.proposed_by || "");
+    agent.appendChild(agentName);
+    row.appendChild(agent);
+    const name = cell("");
+    const link = document.createElement("a");
+    link.className = "strong";
+    link.href = table.dataset.cardUrl.replace(zero, event.proposal_id);
+    link.textContent = String(event.name || "");
+    name.appendChild(link);
+    row.appendChild(name);
+    const kind = cell("");
+    const pill = document.createElement("span");
+    pill.className = event.kind === "repo" ? "pill pill-repo" : "pill pill-snippet";
+    pill.textContent = kinds[event.kind] || String(event.kind || "");
+    kind.appendChild(pill);
+    row.appendChild(kind);
+    row.appendChild(cell(String(event.file_count ?? ""), "num"));
+    row.appendChild(cell(formatSize(event.total_bytes), "num"));
+    row.appendChild(cell("just now", "num"));
+    rows.prepend(row);
+    adjustBadge(1);
+    syncEmptyState();
+  }
+
+  function removeRow(proposalId) {
+    const row = findRow(proposalId);
+    if (!row) return;
+    row.remove();
+    adjustBadge(-1);
+    syncEmptyState();
+  }
+
+  document.querySelectorAll("[data-room-feed]").forEach((room) => {
+    const roomName = room.dataset.roomName || "";
+    window.osfFeed.openRoomFeed(room.dataset.roomId, room.dataset.afterSequence, (event) => {
+      if (event.type === "proposal.created" && event.name !== undefined) {
+        addRow(roomName, event);
+      } else if (event.type === "proposal.approved" || event.type === "proposal.declined") {
+        removeRow(event.proposal_id);
+      }
+    });
+  });
+})();

@@ -1,0 +1,92 @@
+"""The repo card and the pinned version's page (commit, file tree, highlighted files)."""
+
+import pytest
+from django.urls import reverse
+
+from rooms.models import Repository, RepositoryVersion
+from rooms.services import propose_repo_version
+
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+@pytest.fixture
+def version(project, files):
+    repository = Repository.objects.create(project=project, name="standup-timer")
+    return RepositoryVersion.objects.create(
+        repository=repository,
+        commit_hash=COMMIT,
+        ref="main",
+        message="First version",
+        files={**files, "README.md": "# Timer\n", "logo.png": None},
+    )
+
+
+@pytest.fixture
+def repo_proposal(room, agent, version):
+    return propose_repo_version(
+        caller=agent,
+        room_id=str(room.pk),
+        name="Timer from GitNest",
+        repository_id=str(version.repository_id),
+        version_id=str(version.pk),
+        idempotency_key="repo-key-1",
+    ).proposal
+
+
+def version_url(version, path=None):
+    url = reverse("rooms:version", args=[version.repository_id, version.pk])
+    return f"{url}?path={path}" if path else url
+
+
+def test_repo_card_links_to_the_pinned_version_instead_of_pasting_code(
+    client, owner, repo_proposal, version
+):
+    client.force_login(owner)
+    html = client.get(reverse("rooms:proposal", args=[repo_proposal.pk])).content.decode()
+    assert "Review repository code before approving" in html
+    assert "This path does not build or deploy a bundle." in html
+    assert f'href="{version_url(version)}"' in html
+    assert COMMIT in html
+    assert "Approve and create" in html and "Decline" in html
+    assert '<div class="hl">' not in html
+
+
+def test_version_page_shows_commit_tree_and_a_highlighted_file(client, owner, project, version):
+    project.members.add(owner)
+    client.force_login(owner)
+    response = client.get(version_url(version, "src/App.tsx"))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert COMMIT in html
+    for name in ("README.md", "src/", "App.tsx", "styles.css", "logo.png"):
+        assert name in html
+    assert '<div class="hl">' in html
+    assert (
+        client.get(version_url(version, "logo.png")).content.decode().count("binary file not shown")
+    )
+    assert client.get(version_url(version, "nope.ts")).status_code == 404
+
+
+def test_room_owner_outside_the_project_may_still_review_the_version(client, owner, room, version):
+    client.force_login(owner)
+    assert client.get(version_url(version)).status_code == 200
+
+
+def test_project_member_may_view_the_version(client, member, project, version):
+    project.members.add(member)
+    client.force_login(member)
+    assert client.get(version_url(version)).status_code == 200
+
+
+def test_stranger_gets_404_for_the_version(client, stranger, version):
+    client.force_login(stranger)
+    assert client.get(version_url(version)).status_code == 404
+
+
+def test_anonymous_is_sent_to_login_for_the_version(client, version):
+    assert client.get(version_url(version)).status_code == 302
+
+
+def test_member_gets_404_for_a_pending_repo_card(client, member, repo_proposal):
+    client.force_login(member)
+    assert client.get(reverse("rooms:proposal", args=[repo_proposal.pk])).status_code == 404

@@ -1,0 +1,148 @@
+"""The Room event websocket: session and bearer auth, order, resume, refusal."""
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from osfoundry.asgi import application
+from rooms.models import Room
+from rooms.services import approve_proposal, propose_snippet
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def session_headers(user):
+    client = Client()
+    client.force_login(user)
+    cookie = client.cookies["sessionid"].value
+    return [(b"origin", b"http://127.0.0.1"), (b"cookie", f"sessionid={cookie}".encode())]
+
+
+def bearer_headers(token):
+    return [(b"origin", b"http://127.0.0.1"), (b"authorization", f"Bearer {token}".encode())]
+
+
+def feed(room, headers, after=None):
+    path = f"/ws/rooms/{room.pk}/events/"
+    if after is not None:
+        path += f"?after_sequence={after}"
+    return WebsocketCommunicator(application, path, headers=headers)
+
+
+@database_sync_to_async
+def propose(room, agent, files, key, name="Timer"):
+    return propose_snippet(
+        caller=agent, room_id=str(room.pk), name=name, files=files, idempotency_key=key
+    ).proposal
+
+
+@database_sync_to_async
+def approve(owner, proposal):
+    return approve_proposal(owner=owner, proposal_id=proposal.pk)
+
+
+async def receive_all(communicator, count):
+    return [await communicator.receive_json_from(timeout=5) for _ in range(count)]
+
+
+async def test_member_session_gets_the_backlog_in_order_then_live_events(
+    room, owner, member, agent, files
+):
+    proposal = await propose(room, agent, files, "feed-key-1")
+    await approve(owner, proposal)
+    communicator = feed(room, await database_sync_to_async(session_headers)(member))
+    connected, _ = await communicator.connect()
+    assert connected
+    backlog = await receive_all(communicator, 3)
+    assert [e["sequence"] for e in backlog] == [1, 2, 3]
+    assert [e["type"] for e in backlog] == ["proposal.created", "proposal.approved", "app.created"]
+    assert "name" not in backlog[0]  # pending content is redacted for members
+    assert backlog[2]["name"] == "Timer"
+
+    second = await propose(room, agent, files, "feed-key-2", name="Board")
+    await approve(owner, second)
+    live = await receive_all(communicator, 3)
+    assert [e["sequence"] for e in live] == [4, 5, 6]
+    assert live[2]["type"] == "app.created" and live[2]["name"] == "Board"
+    await communicator.disconnect()
+
+
+async def test_owner_sees_new_proposals_live(room, owner, agent, files):
+    communicator = feed(room, await database_sync_to_async(session_headers)(owner))
+    assert (await communicator.connect())[0]
+    assert await communicator.receive_nothing(timeout=0.1)
+    await propose(room, agent, files, "feed-key-3", name="Poll")
+    event = await communicator.receive_json_from(timeout=5)
+    assert event["type"] == "proposal.created"
+    assert event["name"] == "Poll"
+    assert event["proposed_by"] == "agent"
+    assert event["total_bytes"] > 0
+    await communicator.disconnect()
+
+
+async def test_resume_after_a_sequence(room, owner, agent, files):
+    for index in range(3):
+        await propose(room, agent, files, f"feed-key-r{index}", name=f"App {index}")
+    communicator = feed(room, await database_sync_to_async(session_headers)(owner), after=2)
+    assert (await communicator.connect())[0]
+    event = await communicator.receive_json_from(timeout=5)
+    assert event["sequence"] == 3
+    assert await communicator.receive_nothing(timeout=0.1)
+    await communicator.send_json_to({"after_sequence": 0})
+    again = await receive_all(communicator, 3)
+    assert [e["sequence"] for e in again] == [1, 2, 3]
+    await communicator.disconnect()
+
+
+async def test_agent_with_a_read_token_gets_events(room, owner, agent, files, token_factory):
+    token = await database_sync_to_async(token_factory)(agent, "osfoundry:read")
+    proposal = await propose(room, agent, files, "feed-key-4")
+    await approve(owner, proposal)
+    communicator = feed(room, bearer_headers(token))
+    assert (await communicator.connect())[0]
+    events = await receive_all(communicator, 3)
+    assert events[1]["type"] == "proposal.approved"
+    assert events[1]["decided_by"] == "owner"
+    await communicator.disconnect()
+
+
+async def test_token_without_read_scope_is_refused(room, agent, token_factory):
+    token = await database_sync_to_async(token_factory)(agent, "osfoundry:write")
+    connected, code = await feed(room, bearer_headers(token)).connect()
+    assert (connected, code) == (False, 4401)
+
+
+async def test_unknown_token_is_refused(room):
+    connected, code = await feed(room, bearer_headers("osf_not-a-token")).connect()
+    assert (connected, code) == (False, 4401)
+
+
+async def test_anonymous_is_refused(room):
+    connected, code = await feed(room, [(b"origin", b"http://127.0.0.1")]).connect()
+    assert (connected, code) == (False, 4401)
+
+
+async def test_stranger_is_refused(room, stranger):
+    headers = await database_sync_to_async(session_headers)(stranger)
+    connected, code = await feed(room, headers).connect()
+    assert (connected, code) == (False, 4404)
+
+
+async def test_local_room_is_refused_to_agents_but_open_to_its_owner(
+    room_factory, owner, agent, token_factory
+):
+    local = await database_sync_to_async(room_factory)(kind=Room.Kind.LOCAL, members=[agent])
+    token = await database_sync_to_async(token_factory)(agent, "osfoundry:read")
+    connected, code = await feed(local, bearer_headers(token)).connect()
+    assert (connected, code) == (False, 4404)
+    communicator = feed(local, await database_sync_to_async(session_headers)(owner))
+    assert (await communicator.connect())[0]
+    await communicator.disconnect()
+
+
+async def test_foreign_origin_is_refused(room, owner):
+    headers = await database_sync_to_async(session_headers)(owner)
+    headers = [(b"origin", b"http://evil.example")] + headers[1:]
+    connected, _ = await feed(room, headers).connect()
+    assert not connected

@@ -1,0 +1,69 @@
+"""The one highlighting helper: lexer by file name, guards, and highlight-once caching."""
+
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management import call_command
+
+from rooms import highlight
+
+
+def test_tsx_is_highlighted_with_inline_numbers_and_line_anchors():
+    html = highlight.highlight("const a = 1;\nexport default a;\n", "src/App.tsx")
+    anchor = highlight.file_anchor("src/App.tsx")
+    assert '<div class="hl">' in html
+    assert f'id="{anchor}-2"' in html
+    assert f'href="#{anchor}-2"><span class="linenos">2</span>' in html
+    assert '<span class="kd">const</span>' in html
+
+
+def test_unknown_extension_falls_back_to_plain_text():
+    html = highlight.highlight("hello <world>", "notes.unknownext")
+    assert "&lt;world&gt;" in html
+    assert "<world>" not in html
+
+
+def test_lexer_is_chosen_by_name_never_guessed():
+    assert highlight.lexer_class(highlight.lexer_key("a/b/styles.css")).__name__ == "CssLexer"
+    assert highlight.lexer_class(highlight.lexer_key("Makefile")).__name__ == "MakefileLexer"
+    # Content that looks like Python in a .txt file stays text.
+    assert highlight.lexer_class(highlight.lexer_key("x.txt")).__name__ == "TextLexer"
+
+
+def test_binary_looking_text_is_not_rendered():
+    assert highlight.is_binary("abc\x00def")
+    assert highlight.is_binary("\x01\x02\x03\x04 mostly control" * 2)
+    assert highlight.is_binary("\udc80 lone surrogate")
+    assert not highlight.is_binary("tab\tand newline\n")
+    assert "binary file not shown" in highlight.highlight("a\x00b", "x.bin")
+
+
+def test_large_files_and_long_lines_are_large():
+    assert highlight.is_large("x" * (highlight.LARGE_FILE_BYTES + 1))
+    assert highlight.is_large("short\n" + "y" * (highlight.LONG_LINE_CHARS + 1))
+    assert not highlight.is_large("const a = 1;\n" * 100)
+
+
+def test_a_file_is_highlighted_once_then_served_from_the_cache(monkeypatch):
+    calls = []
+    real = highlight.render
+    monkeypatch.setattr(highlight, "render", lambda p, t: calls.append(p) or real(p, t))
+    first = highlight.highlight("let a = 1;\n", "src/a.ts")
+    second = highlight.highlight("let a = 1;\n", "src/a.ts")
+    assert first == second
+    assert calls == ["src/a.ts"]
+
+
+def test_file_views_keep_large_files_for_later():
+    views = highlight.file_views({"big.ts": "a" * 200_000, "src/App.tsx": "x", "b.bin": "\x00"})
+    by_path = {view.path: view for view in views}
+    assert [view.path for view in views] == ["b.bin", "big.ts", "src/App.tsx"]
+    assert by_path["big.ts"].is_large and by_path["big.ts"].html is None
+    assert by_path["b.bin"].is_binary and by_path["b.bin"].html is None
+    assert by_path["src/App.tsx"].html
+
+
+def test_committed_stylesheet_is_current():
+    call_command("highlight_css", "--check")
+    css = (Path(settings.BASE_DIR) / "static/rooms/highlight.css").read_text()
+    assert ".hl .err { border: 0; background: none; }" in css
