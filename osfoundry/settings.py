@@ -101,8 +101,6 @@ def sqlite_database(path: Path) -> dict:
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         },
         "TEST": {"NAME": BASE_DIR / "var" / "test.sqlite3"},
-        # Persistent connections: the MCP endpoint's database threads reuse theirs.
-        "CONN_MAX_AGE": env_int("CONN_MAX_AGE", 60),
     }
 
 
@@ -334,3 +332,4 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = SNIPPET_MAX_TOTAL_BYTES * 2 + 256 * 1024
 MCP_RATE_LIMIT = env_int("MCP_RATE_LIMIT", 2000, minimum=1)  # calls per token per window
 MCP_RATE_WINDOW = env_int("MCP_RATE_WINDOW", 60, minimum=1)  # seconds
 MCP_DATABASE_THREADS = env_int("MCP_DATABASE_THREADS", 8, minimum=1)
+MCP_CONN_MAX_AGE = env_int("MCP_CONN_MAX_AGE", 300)  # seconds those threads keep a connection

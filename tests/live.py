@@ -6,6 +6,8 @@ import threading
 import time
 
 import uvicorn
+from asgiref.sync import SyncToAsync
+from django.db import connections
 
 from osfoundry.mcp.tooling import shutdown_database_threads
 from tests.servers import free_port
@@ -42,3 +44,6 @@ class LiveServer:
         self.server.should_exit = True
         self.thread.join(15)
         shutdown_database_threads()
+        # Django's views may have run in asgiref's one thread: close what they opened there, or
+        # PostgreSQL cannot drop the test database.
+        SyncToAsync.single_thread_executor.submit(connections.close_all).result(15)

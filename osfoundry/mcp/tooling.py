@@ -3,13 +3,14 @@ the protocol module (osfoundry/mcp/protocol.py) lists and dispatches them and kn
 """
 
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import close_old_connections, connections
+from django.db import connections
 from pydantic import BaseModel
 
 from osfoundry.auth import Principal
@@ -83,17 +84,30 @@ def shutdown_database_threads() -> None:
     pool.shutdown(wait=True)
 
 
-async def run_sync[T](fn: Callable[..., T], /, *args, **kwargs) -> T:
-    """Run a short, independent database call off the event loop.
+def tidy_connections() -> None:
+    """Django's close_old_connections for these long-lived threads.
 
-    Old or broken connections are closed before and after, as Django does around a request.
+    A connection is kept MCP_CONN_MAX_AGE seconds whatever CONN_MAX_AGE says (Django's own ASGI
+    path runs each request in a thread of its own, so it keeps none), and dropped early when it
+    broke or was left outside autocommit, as Django decides.
     """
+    for conn in connections.all(initialized_only=True):
+        if conn.connection is None:
+            continue
+        if getattr(conn, "_mcp_connection", None) is not conn.connection:
+            conn._mcp_connection = conn.connection
+            conn.close_at = time.monotonic() + settings.MCP_CONN_MAX_AGE
+        conn.close_if_unusable_or_obsolete()
+
+
+async def run_sync[T](fn: Callable[..., T], /, *args, **kwargs) -> T:
+    """Run a short, independent database call off the event loop, on a kept connection."""
 
     def call():
-        close_old_connections()
+        tidy_connections()
         try:
             return fn(*args, **kwargs)
         finally:
-            close_old_connections()
+            tidy_connections()
 
     return await sync_to_async(call, thread_sensitive=False, executor=database_threads())()
