@@ -449,8 +449,8 @@ async def read_body(receive) -> bytes:
                 rpc_error(
                     None,
                     INVALID_REQUEST,
-                    f"Request body over {limit} bytes; large apps belong in a repository: "
-                    "use propose_room_repo_app",
+                    f"Request body over {limit} bytes; propose a large app as a pinned "
+                    "repository version, not as a snippet",
                 ),
             )
         chunks.append(chunk)

@@ -139,4 +139,4 @@ def test_oversized_body_is_refused_and_points_to_repositories(asgi_server, setti
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1_000
     response = rpc(asgi_server.mcp_url, "tools/list", {"cursor": "x" * 2_000})
     assert response.status_code == 413
-    assert "propose_room_repo_app" in response.json()["error"]["message"]
+    assert "repository version" in response.json()["error"]["message"]
