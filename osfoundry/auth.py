@@ -110,4 +110,7 @@ def authenticate_oauth_token(raw: str, *, resource: str | None) -> Principal | N
     if resource.rstrip("/") not in audience:
         return None
     scopes = frozenset(token.get_scopes()) & frozenset(SCOPES)
-    return Principal(user=token.user, scopes=scopes, token_key=f"oauth:{token.pk}", kind="oauth")
+    # One key per grant (client and user), not per access token: a refreshed token keeps its
+    # rate-limit budget and whatever the agent network tied to the connection.
+    key = f"oauth:{token.client_id}:{token.user_id}"
+    return Principal(user=token.user, scopes=scopes, token_key=key, kind="oauth")
