@@ -2,6 +2,10 @@
 
 import os
 import socket
+import subprocess
+import sys
+import time
+from urllib.parse import quote
 
 import pytest
 
@@ -24,8 +28,6 @@ def free_port() -> int:
 def database_url(settings_dict: dict) -> str:
     """A DATABASE_URL for another process to reach the database described by `settings_dict`
     (e.g. the test database pytest-django set up)."""
-    from urllib.parse import quote
-
     if settings_dict["ENGINE"].endswith("sqlite3"):
         return f"sqlite:///{settings_dict['NAME']}"  # an absolute path: sqlite:////abs/path
     auth = quote(settings_dict["USER"] or "")
@@ -42,12 +44,8 @@ def start_uvicorn(*, env: dict[str, str], log_path, unset=(), timeout: float = 3
     Returns (process, base_url). The access log goes to `log_path`, so tests can check which
     requests reached the server. The caller stops it with stop_process().
     """
-    import subprocess
-    import sys
-    import time
-
     port = free_port()
-    log = open(log_path, "w")  # noqa: SIM115 - closed by stop_process via the process
+    log = open(log_path, "w")  # closed by stop_process()
     process = subprocess.Popen(
         [
             sys.executable,
@@ -81,8 +79,6 @@ def start_uvicorn(*, env: dict[str, str], log_path, unset=(), timeout: float = 3
 
 
 def stop_process(process) -> None:
-    import subprocess
-
     process.terminate()
     try:
         process.wait(timeout=10)
