@@ -22,6 +22,7 @@ from osfoundry.auth import (
     hash_token,
 )
 from osfoundry.errors import DomainError, Invalid, describe_validation_error
+from osfoundry.mcp.tooling import run_sync
 
 from . import services, wakeups
 from .schemas import WaitIn
@@ -69,7 +70,7 @@ async def handle(scope, receive, send) -> None:
     written = not client.gone
     client.stop()
     if written and page.advances:
-        await services.in_db_thread(
+        await run_sync(
             services.record_delivered, profile_id=page.profile_id, sequence=page.next_after_sequence
         )
 

@@ -5,20 +5,18 @@ import asyncio
 import random
 import re
 import secrets
-import threading
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from django.db import IntegrityError, InterfaceError, OperationalError, transaction
-from django.db import connection as db_connection
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from osfoundry.auth import PAT_PREFIX, SCOPES, hash_token
 from osfoundry.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
+from osfoundry.mcp.tooling import run_sync
 from rooms.models import Project
 from rooms.services import canonical_hash
 
@@ -511,8 +509,6 @@ BUSY_LOOP_NOTE = (
     "timeout_s (up to 50): the call returns as soon as a message arrives."
 )
 
-DB_THREADS = 8
-_db_executor = ThreadPoolExecutor(max_workers=DB_THREADS, thread_name_prefix="inbox-db")
 _zero_polls: dict[int, tuple[int, float]] = {}
 
 
@@ -604,34 +600,6 @@ def record_delivered(*, profile_id: int, sequence: int) -> None:
     )
 
 
-def in_db_thread(fn, /, **kwargs):
-    """Run ORM work off the event loop, in a small pool whose threads keep their connections."""
-
-    def run():
-        try:
-            return fn(**kwargs)
-        except (OperationalError, InterfaceError):
-            # A connection the server dropped (restart, idle timeout): reconnect once.
-            db_connection.close()
-            return fn(**kwargs)
-
-    return asyncio.get_running_loop().run_in_executor(_db_executor, run)
-
-
-def close_db_threads_connections() -> None:
-    """Close the database connection each pool thread holds (before dropping a test database).
-
-    Every job waits at a barrier until all are running, so each runs on its own thread."""
-    barrier = threading.Barrier(DB_THREADS)
-
-    def close():
-        barrier.wait(timeout=10)
-        db_connection.close()
-
-    for future in [_db_executor.submit(close) for _ in range(DB_THREADS)]:
-        future.result()
-
-
 def wait_budget(profile_id: int, cursor: int, timeout_s: int) -> tuple[float, str | None]:
     if timeout_s > 0:
         return timeout_s * (1 - random.uniform(0, TIMEOUT_JITTER)), None
@@ -701,7 +669,7 @@ async def wait_for_messages(
     if on_register is not None:
         on_register(key)
     try:
-        found_id, stored, cursor, page = await in_db_thread(
+        found_id, stored, cursor, page = await run_sync(
             open_inbox, load_profile=load_profile, after_sequence=after_sequence, limit=limit
         )
         if found_id != profile_id:
@@ -718,7 +686,7 @@ async def wait_for_messages(
                 return InboxPage([], cursor, client_gone=True)
             page = page_from_hints(wakeups.registry.take_hints(waiter), cursor, limit)
             if page is None:
-                page = await in_db_thread(
+                page = await run_sync(
                     read_inbox, profile_id=profile_id, after_sequence=cursor, limit=limit
                 )
         if timeout_s == 0 and not page.messages:
@@ -742,7 +710,7 @@ async def wait_for_connection(
     """wait_for_messages for the profile `load_profile` finds, knowing it from earlier calls."""
     profile_id = _profile_ids.get(connection)
     if profile_id is None:
-        profile_id = (await in_db_thread(load_profile)).pk
+        profile_id = (await run_sync(load_profile)).pk
     try:
         page = await wait_for_messages(
             profile_id=profile_id, load_profile=load_profile, **arguments

@@ -1,7 +1,7 @@
 """The agent network's MCP tools. Schemas are published exactly as written here (SPEC §6–7)."""
 
 from osfoundry.auth import READ, WRITE
-from osfoundry.mcp.tooling import CallContext, Tool
+from osfoundry.mcp.tooling import CallContext, Tool, run_sync
 
 from . import services
 from .schemas import AgentMessageIn, ChannelMessageToolIn, ClaimProfileIn, WaitIn
@@ -71,7 +71,7 @@ async def wait(ctx: CallContext, args: WaitIn) -> dict:
     async def delivered():
         # Runs only once the response is fully written: the stored cursor never skips ahead
         # of what the client actually got.
-        await services.in_db_thread(
+        await run_sync(
             services.record_delivered,
             profile_id=page.profile_id,
             sequence=page.next_after_sequence,

@@ -18,12 +18,19 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from agents import longpoll  # noqa: E402
+from osfoundry.mcp.protocol import PATH as MCP_PATH  # noqa: E402
+from osfoundry.mcp.protocol import MCPApp  # noqa: E402
 from rooms.routing import websocket_urlpatterns  # noqa: E402
+
+mcp_app = MCPApp()
 
 
 async def http(scope, receive, send):
-    # Long-polls park on this event loop, never in Django's thread-per-request handler.
-    if longpoll.matches(scope):
+    # The MCP endpoint and the REST long-poll never enter Django's handler, which would hold a
+    # thread per parked request: see osfoundry/mcp/protocol.py and agents/longpoll.py.
+    if scope["path"] in (MCP_PATH, MCP_PATH + "/"):
+        await mcp_app(scope, receive, send)
+    elif longpoll.matches(scope):
         await longpoll.handle(scope, receive, send)
     else:
         await django_asgi(scope, receive, send)

@@ -57,13 +57,17 @@ def bearer_from_header(value: str | None) -> str | None:
     return token.strip()
 
 
-def authenticate_bearer(raw: str | None) -> Principal | None:
-    """The principal for a raw bearer token, or None when it is missing, unknown or revoked."""
+def authenticate_bearer(raw: str | None, *, resource: str | None = None) -> Principal | None:
+    """The principal for a raw bearer token, or None when it is missing, unknown or revoked.
+
+    `resource` is the URI of the interface asking (the MCP endpoint passes its own): OAuth
+    access tokens are accepted only by the resource they were issued for (RFC 8707).
+    """
     if not raw or len(raw) > 512:
         return None
     if raw.startswith(PAT_PREFIX):
         return authenticate_personal_token(raw)
-    return authenticate_oauth_token(raw)
+    return authenticate_oauth_token(raw, resource=resource)
 
 
 def authenticate_personal_token(raw: str) -> Principal | None:
@@ -87,6 +91,27 @@ def authenticate_personal_token(raw: str) -> Principal | None:
     )
 
 
-def authenticate_oauth_token(raw: str) -> Principal | None:
-    # OAuth access tokens arrive with the MCP endpoint's authorization server (issue #3).
-    return None
+def authenticate_oauth_token(raw: str, *, resource: str | None) -> Principal | None:
+    """An access token issued by the authorization server (allauth.idp.oidc, see
+    osfoundry/oauth.py), valid, unexpired, and bound to `resource`."""
+    from allauth.idp.oidc.models import Token
+
+    if resource is None:
+        return None  # only the MCP endpoint takes OAuth tokens; REST takes personal tokens
+    token = (
+        Token.objects.valid()
+        .by_value(raw)
+        .filter(type=Token.Type.ACCESS_TOKEN)
+        .select_related("user")
+        .first()
+    )
+    if token is None or token.user is None or not token.user.is_active:
+        return None
+    audience = [uri.rstrip("/") for uri in token.get_resources()]
+    if resource.rstrip("/") not in audience:
+        return None
+    scopes = frozenset(token.get_scopes()) & frozenset(SCOPES)
+    # One key per grant (client and user), not per access token: a refreshed token keeps its
+    # rate-limit budget and whatever the agent network tied to the connection.
+    key = f"oauth:{token.client_id}:{token.user_id}"
+    return Principal(user=token.user, scopes=scopes, token_key=key, kind="oauth")

@@ -121,6 +121,40 @@ def load_secret_key(debug: bool, production: bool) -> str:
     return path.read_text().strip()
 
 
+def load_oidc_private_key() -> str:
+    """The RSA key that signs ID tokens: OIDC_PRIVATE_KEY (PEM), else one kept in var/.
+
+    Several hosts behind a load balancer must share one: set OIDC_PRIVATE_KEY there.
+    """
+    pem = os.environ.get("OIDC_PRIVATE_KEY", "").strip()
+    if pem:
+        return pem.replace("\\n", "\n")
+    path = BASE_DIR / "var" / "oidc_private_key.pem"
+    if not path.exists():
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import rsa
+
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f"{path.name}.{os.getpid()}")
+        temporary.write_bytes(
+            key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
+        )
+        temporary.chmod(0o600)
+        # Several workers may start at once: the first complete file wins, atomically.
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass
+        finally:
+            temporary.unlink()
+    return path.read_text()
+
+
 DATABASE_URL = env_str("DATABASE_URL")
 REDIS_URL = env_str("REDIS_URL")
 REDIS_PREFIX = env_str("REDIS_PREFIX", "osfoundry")
@@ -254,6 +288,15 @@ ACCOUNT_EMAIL_VERIFICATION = "none"
 ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip,5/5m/key"}
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
 
+# allauth's identity provider is the OAuth authorization server for MCP clients
+# (osfoundry/oauth.py): open dynamic client registration, PKCE, tokens bound to the MCP endpoint.
+IDP_OIDC_ADAPTER = "osfoundry.oauth.OAuthAdapter"
+IDP_OIDC_DCR_ENABLED = True
+IDP_OIDC_DCR_REQUIRES_INITIAL_ACCESS_TOKEN = False
+IDP_OIDC_ACCESS_TOKEN_EXPIRES_IN = env_int("OAUTH_ACCESS_TOKEN_SECONDS", 3600, minimum=60)
+IDP_OIDC_PRIVATE_KEY = load_oidc_private_key()
+IDP_OIDC_RATE_LIMITS = {"client_registration": env_str("OAUTH_REGISTRATION_RATE", "30/m/ip")}
+
 MAILERS = {
     "default": {
         "BACKEND": env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
@@ -285,3 +328,9 @@ SNIPPET_MAX_TOTAL_BYTES = env_int("SNIPPET_MAX_TOTAL_BYTES", 1_000_000, minimum=
 IDEMPOTENCY_KEY_DAYS = env_int("IDEMPOTENCY_KEY_DAYS", 30, minimum=1)
 # JSON escaping can double a file's size on the wire; anything bigger is refused unread.
 DATA_UPLOAD_MAX_MEMORY_SIZE = SNIPPET_MAX_TOTAL_BYTES * 2 + 256 * 1024
+
+# The MCP endpoint (/api/v1/external-mcp); see README "Connect an MCP client".
+MCP_RATE_LIMIT = env_int("MCP_RATE_LIMIT", 2000, minimum=1)  # calls per token per window
+MCP_RATE_WINDOW = env_int("MCP_RATE_WINDOW", 60, minimum=1)  # seconds
+MCP_DATABASE_THREADS = env_int("MCP_DATABASE_THREADS", 8, minimum=1)
+MCP_CONN_MAX_AGE = env_int("MCP_CONN_MAX_AGE", 300)  # seconds those threads keep a connection

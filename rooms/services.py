@@ -647,3 +647,68 @@ def purge_idempotency_keys(*, older_than_days: int) -> int:
     )
     deleted, _ = expired.delete()
     return deleted
+
+
+# ---------------------------------------------------------------------------------------------
+# Running apps in the browser (the Room page's sandboxed frame)
+
+# What the in-browser runtime can load; a repository version runs from its src/ folder.
+RUNNABLE_SUFFIXES = (".tsx", ".ts", ".jsx", ".js", ".mjs", ".json", ".css")
+RUNNABLE_FOLDER = "src/"
+RUNNABLE_MAX_BYTES = 5_000_000
+
+
+def get_pending_proposal_for_owner(*, owner, proposal_id) -> Proposal:
+    """A pending proposal, for its Room's owner only: the owner's preview of unapproved code.
+
+    Members, strangers and even the proposer get NotFound (an unreviewed snippet never runs in
+    anyone else's session); a decided proposal is a Conflict that says where it went.
+    """
+    pk = parse_uuid(proposal_id, field="proposal_id", what="Proposal")
+    proposal = (
+        Proposal.objects.select_related("room", "repository_version").filter(pk=pk).first()
+        if owner.is_authenticated
+        else None
+    )
+    if proposal is None or not proposal.room.is_owned_by(owner):
+        raise NotFound(f"Proposal {str(proposal_id)!r} not found", field="proposal_id")
+    if not proposal.is_pending:
+        where = (
+            "open it from the Room launcher" if proposal.status == "approved" else "nothing runs"
+        )
+        raise Conflict(
+            f"This proposal was already {proposal.status}; {where}", code="already_decided"
+        )
+    return proposal
+
+
+def runnable_files(*, proposal: Proposal) -> dict[str, str]:
+    """The files the Room's browser runtime gets for `proposal`: nothing else enters the frame.
+
+    A snippet runs as proposed. A repository version runs from its src/ folder (the runtime's
+    file types only, binary files left out) and must contain the entry src/App.tsx.
+    """
+    if proposal.kind == Proposal.Kind.SNIPPET:
+        return dict(proposal.files)
+    version = proposal.repository_version
+    files = {
+        path: text
+        for path, text in version.files.items()
+        if isinstance(text, str)
+        and path.startswith(RUNNABLE_FOLDER)
+        and path.endswith(RUNNABLE_SUFFIXES)
+    }
+    if SNIPPET_ENTRY not in files:
+        raise Unavailable(
+            f"{version} has no {SNIPPET_ENTRY}, so the Room cannot run it in a tab: the runtime "
+            f"starts from {SNIPPET_ENTRY}. Propose a version that has it.",
+            code="not_runnable",
+        )
+    total = sum(len(text.encode("utf-8", "surrogatepass")) for text in files.values())
+    if total > RUNNABLE_MAX_BYTES:
+        raise Unavailable(
+            f"{version} has {total} bytes of app code under {RUNNABLE_FOLDER}; the Room runs at "
+            f"most {RUNNABLE_MAX_BYTES} bytes in the browser; trim src/ and propose that version.",
+            code="not_runnable",
+        )
+    return files

@@ -1,12 +1,23 @@
 from django.urls import path
 
-from . import views
+from . import runtime_views, views
 
 app_name = "rooms"
 
 urlpatterns = [
     path("", views.inbox, name="inbox"),
     path("rooms/<uuid:room_id>/", views.room_detail, name="room"),
+    path("rooms/frame/", runtime_views.app_frame, name="app_frame"),
+    path(
+        "rooms/<uuid:room_id>/apps/<uuid:instance_id>/files.json",
+        runtime_views.app_files,
+        name="app_files",
+    ),
+    path(
+        "proposals/<uuid:proposal_id>/preview-files.json",
+        runtime_views.proposal_preview_files,
+        name="proposal_preview_files",
+    ),
     path("rooms/<uuid:room_id>/apps/<uuid:instance_id>/deploy/", views.deploy, name="deploy"),
     path("proposals/<uuid:proposal_id>/", views.proposal_card, name="proposal"),
     path("proposals/<uuid:proposal_id>/file/", views.proposal_file, name="proposal_file"),

@@ -106,3 +106,18 @@ def token_factory():
 @pytest.fixture
 def files():
     return standup_timer_files()
+
+
+@pytest.fixture
+def asgi_server(transactional_db, settings):
+    """The whole ASGI application served by uvicorn on 127.0.0.1 (see tests/live.py)."""
+    import uuid
+
+    from tests.live import LiveServer
+
+    # Redis outlives the test database: a fresh prefix keeps counts from earlier runs away.
+    settings.REDIS_PREFIX = f"test-{uuid.uuid4().hex[:12]}"
+
+    server = LiveServer().start()
+    yield server
+    server.stop()

@@ -12,9 +12,9 @@ def _close_inbox_connections(django_db_setup, django_db_blocker):
     # The long-poll's database threads keep their connections; the test database can only be
     # dropped once they are closed.
     yield
-    from agents.services import close_db_threads_connections
+    from osfoundry.mcp.tooling import shutdown_database_threads
 
-    close_db_threads_connections()
+    shutdown_database_threads()
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,239 @@
+"""Room page load to app mounted, cold and warm, and the frame's compile time for 2 and 21 files.
+
+    .venv/bin/python bench/runtime.py [--runs 10] [--finders]
+
+Serves osfoundry.asgi:application with uvicorn on a free 127.0.0.1 port, against its own SQLite
+database (var/bench-runtime.sqlite3, recreated each run) unless DATABASE_URL is set, with the
+production static setup (collectstatic + whitenoise's manifest storage; --finders serves from
+the finders as in tests). Headless Chromium (/usr/bin/chromium) opens the Room page, clicks the
+launcher tab and waits until the sandboxed frame reports the app mounted.
+
+  cold: a fresh browser context each run (empty HTTP cache, no compiled-code cache)
+  warm: the same context reloads the page and opens the tab again (what a returning user gets)
+
+Times are from the page's navigation start (performance.now() in the console page) to the
+"mounted" status; "click→mounted" starts when the tab is clicked. Goal: <= 0.5 s warm.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "osfoundry.settings")
+OWN_DATABASE = not os.environ.get("DATABASE_URL")
+if OWN_DATABASE:
+    os.environ["DATABASE_URL"] = "sqlite:///var/bench-runtime.sqlite3"
+    for suffix in ("", "-wal", "-shm"):
+        (ROOT / "var" / f"bench-runtime.sqlite3{suffix}").unlink(missing_ok=True)
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.test import Client  # noqa: E402
+
+from rooms.demo import standup_timer_files  # noqa: E402
+from rooms.models import Project, Room  # noqa: E402
+from rooms.services import approve_proposal, propose_snippet  # noqa: E402
+from tests.servers import start_uvicorn, stop_process  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+PART = """import {{ useState }} from "react";
+
+type Row = {{ id: number; label: string; done: boolean; owner?: string }};
+
+const SEED: Row[] = [
+  {{ id: 1, label: "Collect the standup notes", done: false }},
+  {{ id: 2, label: "Share the sprint board", done: true, owner: "Ada" }},
+  {{ id: 3, label: "Book the retro room", done: false, owner: "Linus" }},
+];
+
+export default function Part{index}({{ title = "Part {index}" }}: {{ title?: string }}) {{
+  const [rows, setRows] = useState<Row[]>(SEED);
+  const [filter, setFilter] = useState<"all" | "open" | "done">("all");
+  const visible = rows.filter((row) =>
+    filter === "all" ? true : filter === "open" ? !row.done : row.done,
+  );
+  function toggle(id: number) {{
+    setRows((current) =>
+      current.map((row) => (row.id === id ? {{ ...row, done: !row.done }} : row)),
+    );
+  }}
+  return (
+    <section className="part">
+      <h2>{{title}}</h2>
+      {{(["all", "open", "done"] as const).map((name) => (
+        <button key={{name}} onClick={{() => setFilter(name)}} aria-pressed={{filter === name}}>
+          {{name}}
+        </button>
+      ))}}
+      <ul>
+        {{visible.map((row) => (
+          <li key={{row.id}} onClick={{() => toggle(row.id)}}>
+            {{row.label}} {{row.owner ? <em>({{row.owner}})</em> : null}}
+          </li>
+        ))}}
+      </ul>
+    </section>
+  );
+}}
+"""
+
+
+def many_files(count: int) -> dict[str, str]:
+    """The standup timer's styles plus an App.tsx that renders count - 2 component files."""
+    parts = count - 2
+    imports = "\n".join(f'import Part{i:02} from "./parts/Part{i:02}";' for i in range(parts))
+    body = "\n".join(f"      <Part{i:02} />" for i in range(parts))
+    files = {
+        "src/App.tsx": f'import "./styles.css";\n{imports}\n\nexport default function App() {{\n'
+        f'  return (\n    <main className="standup">\n{body}\n    </main>\n  );\n}}\n',
+        "src/styles.css": standup_timer_files()["src/styles.css"],
+    }
+    for i in range(parts):
+        files[f"src/parts/Part{i:02}.tsx"] = PART.format(index=f"{i:02}")
+    return files
+
+
+RECORDER = """
+window.__osfTimes = [];
+document.addEventListener("osf:app-status", (e) => {
+  window.__osfTimes.push({type: e.detail.type, t: performance.now(),
+                          compile_ms: e.detail.compile_ms, mount_ms: e.detail.mount_ms});
+}, true);
+"""
+
+
+def seed() -> tuple[Room, dict]:
+    users = get_user_model().objects
+    owner = users.create_user("bench-owner")
+    agent = users.create_user("bench-agent")
+    room = Room.objects.create(
+        project=Project.objects.create(name="Bench runtime"), name="Bench", owner=owner
+    )
+    room.members.add(agent)
+    apps = {}
+    for label, files in (("2 files", standup_timer_files()), ("21 files", many_files(21))):
+        proposal = propose_snippet(
+            caller=agent,
+            room_id=str(room.pk),
+            name=label,
+            files=files,
+            idempotency_key=f"bench-runtime-{len(files):04}",
+        ).proposal
+        apps[label] = approve_proposal(owner=owner, proposal_id=proposal.pk)
+    return room, apps
+
+
+def session_cookie(user) -> dict:
+    client = Client()
+    client.force_login(user)
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME]
+    return {"name": cookie.key, "value": cookie.value, "httpOnly": True}
+
+
+def open_app(page, url: str, instance_id: str) -> dict:
+    page.goto(url)
+    page.locator(f'[data-launcher] [data-instance-id="{instance_id}"]').click()
+    page.wait_for_function(
+        "() => window.__osfTimes.some(s => s.type === 'osf:mounted' || s.type === 'osf:error')"
+    )
+    times = page.evaluate("window.__osfTimes")
+    loading = next(s for s in times if s["type"] == "osf:loading")
+    done = next(s for s in times if s["type"] in ("osf:mounted", "osf:error"))
+    if done["type"] != "osf:mounted":
+        raise RuntimeError(f"the app did not mount: {done}")
+    return {
+        "page_to_mounted": done["t"],
+        "click_to_mounted": done["t"] - loading["t"],
+        "compile_ms": done["compile_ms"],
+        "mount_ms": done["mount_ms"],
+    }
+
+
+def summary(rows: list[dict], key: str) -> str:
+    values = [row[key] for row in rows]
+    return f"{statistics.median(values):7.0f} (min {min(values):.0f}, max {max(values):.0f})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--finders", action="store_true", help="serve static files by finders")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    call_command("migrate", verbosity=0)
+    room, apps = seed()
+    env = {
+        "DATABASE_URL": os.environ["DATABASE_URL"],
+        "SECRET_KEY": settings.SECRET_KEY,
+        "STATIC_MANIFEST": "0" if args.finders else "1",
+        "LOG_LEVEL": "WARNING",
+    }
+    if not args.finders:
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            check=True,
+        )
+    cookie = session_cookie(room.owner)
+    log = Path(tempfile.mkdtemp()) / "uvicorn.log"
+    process, base = start_uvicorn(env=env, log_path=log)
+    url = f"{base}/rooms/{room.pk}/"
+    static = "finders" if args.finders else "manifest (collectstatic)"
+    print(
+        f"static: {static}; database: {settings.DATABASES['default']['ENGINE']}; runs: {args.runs}"
+    )
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            print(f"chromium {browser.version}")
+            print(
+                f"{'app':<9} {'cache':<5} {'page→mounted ms':>28} {'click→mounted ms':>28} "
+                f"{'compile ms':>26}"
+            )
+            for label, app in apps.items():
+                cold, warm = [], []
+                for _ in range(args.runs):
+                    context = browser.new_context()
+                    context.add_cookies([{**cookie, "url": base}])
+                    context.add_init_script(RECORDER)
+                    page = context.new_page()
+                    cold.append(open_app(page, url, str(app.pk)))
+                    for _ in range(2):  # the second visit fills V8's code cache
+                        warm.append(open_app(page, url, str(app.pk)))
+                    context.close()
+                warm = warm[1::2]
+                for name, rows in (("cold", cold), ("warm", warm)):
+                    print(
+                        f"{label:<9} {name:<5} {summary(rows, 'page_to_mounted'):>28} "
+                        f"{summary(rows, 'click_to_mounted'):>28} "
+                        f"{summary(rows, 'compile_ms'):>26}"
+                    )
+            browser.close()
+    finally:
+        stop_process(process)
+
+
+if __name__ == "__main__":
+    main()

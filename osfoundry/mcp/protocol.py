@@ -1,0 +1,505 @@
+"""The MCP endpoint: Streamable HTTP (revision 2025-11-25), JSON-RPC 2.0, JSON responses.
+
+A small ASGI app, routed in osfoundry/asgi.py before Django: a parked call costs a coroutine,
+not a thread, and a client that goes away is noticed at once. It is stateless (no session id):
+every POST carries one JSON-RPC message and gets one JSON answer.
+
+This module speaks the protocol and the auth challenge only. It knows no tool: it publishes and
+dispatches the `TOOLS` lists of the apps (rooms/tools.py, agents/tools.py).
+"""
+
+import asyncio
+import base64
+import importlib
+import json
+import logging
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.http.request import split_domain_port, validate_host
+from pydantic import ValidationError
+
+from osfoundry.auth import SCOPES, InsufficientScope, authenticate_bearer, bearer_from_header
+from osfoundry.errors import DomainError, describe_validation_error
+
+from . import ratelimit
+from .tooling import CallContext, Tool, run_sync
+
+logger = logging.getLogger(__name__)
+
+PATH = "/api/v1/external-mcp"
+METADATA_PATH = "/.well-known/oauth-protected-resource" + PATH
+PROTOCOL_VERSION = "2025-11-25"
+# Older handshake revisions whose messages we answer the same way; a client that offers one in
+# initialize gets it back, any other offer gets ours.
+SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
+TOOL_MODULES = ("rooms.tools", "agents.tools")
+PAGE_SIZE = 50
+SERVER_INFO = {"name": "osfoundry", "title": "osFoundry Rooms", "version": "0.1.0"}
+INSTRUCTIONS = (
+    "osFoundry Rooms: propose small apps to a team's cloud Rooms; each Room's owner reviews "
+    "every file and approves or declines. Start with list_rooms. Nothing you propose runs "
+    "before approval. Local-only data is unavailable to cloud clients."
+)
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+UNAUTHORIZED = -32001
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+
+def collect_tools(modules: Iterable[str] = TOOL_MODULES) -> list[Tool]:
+    """Every app's TOOLS, in order; an app that is not installed simply adds none."""
+    tools: list[Tool] = []
+    for name in modules:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise  # the module exists but is broken: fail loudly
+            continue
+        tools.extend(module.TOOLS)
+    names = [tool.name for tool in tools]
+    duplicates = {name for name in names if names.count(name) > 1}
+    if duplicates:
+        raise RuntimeError(f"MCP tools defined twice: {', '.join(sorted(duplicates))}")
+    return tools
+
+
+def describe_tool(tool: Tool) -> dict:
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "inputSchema": tool.input_schema,
+        "annotations": tool.annotations,
+        "securitySchemes": [{"type": "oauth2", "scopes": [tool.scope]}],
+    }
+
+
+def dumps(data) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+class Reply(Exception):
+    """An HTTP answer decided before dispatch (bad origin, auth challenge, rate limit...)."""
+
+    def __init__(self, status: int, body: dict | None = None, headers: list | None = None):
+        self.status = status
+        self.body = body
+        self.headers = headers or []
+
+
+def rpc_error(request_id, code: int, message: str, data=None) -> dict:
+    error = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def tool_result(data: dict, *, is_error: bool = False) -> dict:
+    return {
+        "content": [{"type": "text", "text": dumps(data).decode()}],
+        "structuredContent": data,
+        "isError": is_error,
+    }
+
+
+class Request:
+    """The facts about one HTTP request the protocol needs."""
+
+    def __init__(self, scope):
+        self.scope = scope
+        self.headers: dict[str, str] = {}
+        for raw_name, raw_value in scope.get("headers", []):
+            self.headers[raw_name.decode("latin-1").lower()] = raw_value.decode("latin-1")
+
+    @property
+    def host(self) -> str:
+        return self.headers.get("host", "")
+
+    @property
+    def scheme(self) -> str:
+        if getattr(settings, "BEHIND_TLS_PROXY", False):
+            forwarded = self.headers.get("x-forwarded-proto", "").split(",")[0].strip()
+            if forwarded in ("http", "https"):
+                return forwarded
+        return self.scope.get("scheme", "http")
+
+    @property
+    def origin(self) -> str:
+        """This service's public origin: PUBLIC_ORIGIN, else what the request was sent to."""
+        return settings.PUBLIC_ORIGIN or f"{self.scheme}://{self.host}"
+
+    @property
+    def client_key(self) -> str:
+        client = self.scope.get("client") or ("unknown", 0)
+        return f"ip:{client[0]}"
+
+
+def allowed_hosts() -> list[str]:
+    hosts = list(settings.ALLOWED_HOSTS)
+    if settings.DEBUG and not hosts:
+        hosts = [".localhost", "127.0.0.1", "[::1]"]
+    return hosts
+
+
+def is_allowed_host(host: str) -> bool:
+    domain, _port = split_domain_port(host)
+    return bool(domain) and validate_host(domain, allowed_hosts())
+
+
+def check_origin(request: Request) -> None:
+    """Refuse DNS rebinding and cross-site browser calls: the Host must be one of ours and a
+    browser's Origin must be this service (PUBLIC_ORIGIN, the Host, or an allowed host)."""
+    if not is_allowed_host(request.host):
+        raise Reply(403, rpc_error(None, INVALID_REQUEST, "Forbidden: unknown Host header"))
+    origin = request.headers.get("origin")
+    if origin is None:
+        return
+    origin = origin.rstrip("/")
+    scheme, _, rest = origin.partition("://")
+    allowed = (
+        scheme in ("http", "https")
+        and bool(rest)
+        and (origin == settings.PUBLIC_ORIGIN or rest == request.host or is_allowed_host(rest))
+    )
+    if not allowed:
+        raise Reply(
+            403, rpc_error(None, INVALID_REQUEST, f"Forbidden: Origin {origin!r} is not allowed")
+        )
+
+
+def challenge(request: Request, *, error: str, description: str) -> list:
+    value = (
+        f'Bearer resource_metadata="{request.origin}{METADATA_PATH}", error="{error}", '
+        f'error_description="{description}", scope="{" ".join(SCOPES)}"'
+    )
+    return [(b"www-authenticate", value.encode())]
+
+
+class MCPApp:
+    def __init__(self, tools: list[Tool] | None = None, *, page_size: int = PAGE_SIZE):
+        self.tools = collect_tools() if tools is None else tools
+        self.by_name = {tool.name: tool for tool in self.tools}
+        self.descriptions = [describe_tool(tool) for tool in self.tools]
+        self.page_size = page_size
+
+    async def __call__(self, scope, receive, send):
+        request = Request(scope)
+        watcher = None
+        ctx = None
+        try:
+            if scope["method"] != "POST":
+                raise Reply(
+                    405,
+                    rpc_error(None, INVALID_REQUEST, "Method not allowed: send JSON-RPC by POST"),
+                    [(b"allow", b"POST")],
+                )
+            check_origin(request)
+            body = await read_body(receive)
+            watcher = DisconnectWatcher(receive)
+            status, answer, headers, ctx = await self.handle(request, body, watcher)
+        except Reply as reply:
+            status, answer, headers = reply.status, reply.body, reply.headers
+        try:
+            if watcher is not None and watcher.disconnected:
+                return  # nobody to answer; after_response callbacks never run
+            await respond(send, status, answer, headers)
+            # Checked right after the last send, before the loop runs the watcher again: a
+            # server drops what it cannot write, and reports the disconnect instead.
+            delivered = not (watcher is not None and watcher.disconnected)
+        finally:
+            if watcher is not None:
+                watcher.stop()
+        if ctx is not None and delivered:
+            await run_after_response(ctx)
+
+    async def handle(self, request: Request, body: bytes, watcher):
+        try:
+            message = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            raise Reply(
+                400, rpc_error(None, PARSE_ERROR, "Parse error: body is not JSON")
+            ) from None
+        if isinstance(message, list):
+            raise Reply(
+                400,
+                rpc_error(
+                    None,
+                    INVALID_REQUEST,
+                    "Batches are not supported: send one JSON-RPC message per POST",
+                ),
+            )
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            raise Reply(
+                400, rpc_error(None, INVALID_REQUEST, 'Invalid request: send {"jsonrpc": "2.0"}')
+            )
+        check_protocol_version(request)
+        if "method" not in message:
+            return 202, None, [], None  # a response or error from the client: nothing to say
+        request_id = message.get("id")
+        if "id" not in message:
+            return 202, None, [], None  # a notification
+        method = message["method"]
+        if not isinstance(method, str) or not is_valid_id(request_id):
+            raise Reply(
+                400,
+                rpc_error(
+                    None,
+                    INVALID_REQUEST,
+                    "Invalid request: method must be a string, id a string or integer",
+                ),
+            )
+        params = message.get("params", {})
+        if not isinstance(params, dict):
+            return 200, rpc_error(request_id, INVALID_PARAMS, "params must be an object"), [], None
+        if method == "tools/call":
+            return await self.call_tool(request, request_id, params, watcher)
+        limit_headers = await charge(request.client_key)
+        handler = {
+            "initialize": self.initialize,
+            "ping": lambda params: {},
+            "tools/list": self.list_tools,
+        }.get(method)
+        if handler is None:
+            answer = rpc_error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
+        else:
+            try:
+                answer = {"jsonrpc": "2.0", "id": request_id, "result": handler(params)}
+            except InvalidParams as exc:
+                answer = rpc_error(request_id, INVALID_PARAMS, str(exc))
+        return 200, answer, limit_headers, None
+
+    def initialize(self, params: dict) -> dict:
+        offered = params.get("protocolVersion")
+        return {
+            "protocolVersion": offered if offered in SUPPORTED_VERSIONS else PROTOCOL_VERSION,
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": SERVER_INFO,
+            "instructions": INSTRUCTIONS,
+        }
+
+    def list_tools(self, params: dict) -> dict:
+        start = decode_cursor(params.get("cursor"), len(self.descriptions))
+        end = start + self.page_size
+        result: dict = {"tools": self.descriptions[start:end]}
+        if end < len(self.descriptions):
+            result["nextCursor"] = encode_cursor(end)
+        return result
+
+    async def call_tool(self, request: Request, request_id, params: dict, watcher):
+        name = params.get("name")
+        tool = self.by_name.get(name) if isinstance(name, str) else None
+        if tool is None:
+            known = ", ".join(self.by_name)
+            return (
+                200,
+                rpc_error(request_id, INVALID_PARAMS, f"Unknown tool {name!r}; tools: {known}"),
+                [],
+                None,
+            )
+        arguments = params.get("arguments") or {}
+        if not isinstance(arguments, dict):
+            return (
+                200,
+                rpc_error(request_id, INVALID_PARAMS, "arguments must be an object"),
+                [],
+                None,
+            )
+        try:
+            principal = await authenticate(request)
+        except Reply as reply:
+            reply.headers = await charge(request.client_key) + reply.headers
+            raise
+        limit_headers = await charge(principal.token_key)
+        try:
+            principal.require(tool.scope)
+        except InsufficientScope as exc:
+            raise Reply(
+                403,
+                rpc_error(request_id, UNAUTHORIZED, exc.message),
+                limit_headers
+                + challenge(request, error="insufficient_scope", description=exc.message),
+            ) from None
+        ctx = CallContext(principal=principal, is_disconnected=lambda: watcher.disconnected)
+        result = await self.run_tool(tool, ctx, arguments, watcher)
+        return 200, {"jsonrpc": "2.0", "id": request_id, "result": result}, limit_headers, ctx
+
+    async def run_tool(self, tool: Tool, ctx: CallContext, arguments: dict, watcher) -> dict:
+        try:
+            args = tool.arguments.model_validate(arguments)
+        except ValidationError as exc:
+            allowed = list(tool.input_schema.get("properties", {}))
+            error = describe_validation_error(exc, allowed=allowed)
+            return tool_result({"error": error.as_dict()}, is_error=True)
+        try:
+            if tool.is_async:
+                # A parked call ends as soon as its client goes away.
+                task = asyncio.ensure_future(tool.handler(ctx, args))
+                watcher.on_disconnect(task.cancel)
+                data = await task
+            else:
+                data = await run_sync(tool.handler, ctx, args)
+        except DomainError as exc:
+            return tool_result({"error": exc.as_dict()}, is_error=True)
+        except asyncio.CancelledError:
+            if watcher.disconnected:
+                return tool_result({"error": {"code": "cancelled"}}, is_error=True)
+            raise
+        except Exception:
+            logger.exception("MCP tool %s failed", tool.name)
+            return tool_result(
+                {"error": {"code": "server_error", "message": "Unexpected error; it was logged"}},
+                is_error=True,
+            )
+        return tool_result(data)
+
+
+class InvalidParams(Exception):
+    pass
+
+
+def is_valid_id(value) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode()
+
+
+def decode_cursor(cursor, total: int) -> int:
+    if cursor is None:
+        return 0
+    try:
+        kind, _, offset = base64.urlsafe_b64decode(str(cursor).encode()).decode().partition(":")
+        value = int(offset)
+    except ValueError:
+        raise InvalidParams("Invalid cursor: pass nextCursor from the previous page") from None
+    if kind != "o" or not 0 <= value <= total:
+        raise InvalidParams("Invalid cursor: pass nextCursor from the previous page")
+    return value
+
+
+def check_protocol_version(request: Request) -> None:
+    version = request.headers.get("mcp-protocol-version")
+    if version is None or version in SUPPORTED_VERSIONS:
+        return
+    # -32022 with the versions we speak: the official client's auto mode, which probes a newer
+    # revision first, reads this as "handshake era" and falls back to initialize.
+    raise Reply(
+        400,
+        rpc_error(
+            None,
+            UNSUPPORTED_PROTOCOL_VERSION,
+            f"Unsupported MCP-Protocol-Version {version!r}; supported: "
+            + ", ".join(SUPPORTED_VERSIONS),
+            {"supported": list(SUPPORTED_VERSIONS), "requested": version},
+        ),
+    )
+
+
+async def authenticate(request: Request):
+    raw = bearer_from_header(request.headers.get("authorization"))
+    resource = request.origin + PATH
+    principal = await run_sync(authenticate_bearer, raw, resource=resource) if raw else None
+    if principal is None:
+        description = "Connect osFoundry to continue"
+        raise Reply(
+            401,
+            rpc_error(None, UNAUTHORIZED, f"Unauthorized: {description}"),
+            challenge(request, error="invalid_token", description=description),
+        )
+    return principal
+
+
+async def charge(key: str) -> list:
+    """Count one call against `key`'s budget; the rate-limit headers, or a 429 past it."""
+    quota = await ratelimit.take(key)
+    if quota.exceeded:
+        raise Reply(
+            429,
+            rpc_error(
+                None,
+                INVALID_REQUEST,
+                f"Rate limit of {quota.limit} calls per {settings.MCP_RATE_WINDOW} s reached; "
+                f"retry after {quota.reset_in} s",
+            ),
+            quota.headers(),
+        )
+    return quota.headers()
+
+
+async def read_body(receive) -> bytes:
+    # The same cap as Django's (DATA_UPLOAD_MAX_MEMORY_SIZE): beyond it the request is refused.
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    chunks = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise Reply(400)
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise Reply(
+                413,
+                rpc_error(
+                    None,
+                    INVALID_REQUEST,
+                    f"Request body over {limit} bytes; propose a large app as a pinned "
+                    "repository version, not as a snippet",
+                ),
+            )
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+class DisconnectWatcher:
+    """Watches the ASGI receive channel for http.disconnect once the body has been read."""
+
+    def __init__(self, receive):
+        self.disconnected = False
+        self._callbacks: list = []
+        self._task = asyncio.ensure_future(self._watch(receive))
+
+    async def _watch(self, receive):
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                self.disconnected = True
+                for callback in self._callbacks:
+                    callback()
+                return
+
+    def on_disconnect(self, callback) -> None:
+        self._callbacks.append(callback)
+
+    def stop(self) -> None:
+        self._task.cancel()
+
+
+async def respond(send, status: int, answer: dict | None, headers: list) -> None:
+    body = b"" if answer is None else dumps(answer)
+    out = [(b"content-length", str(len(body)).encode())]
+    if answer is not None:
+        out.append((b"content-type", b"application/json"))
+    out.extend(headers)
+    if not any(name == b"x-ratelimit-limit" for name, _ in headers):
+        # Answers given before a budget was charged (405, 403...) still announce the limit.
+        out.append((b"x-ratelimit-limit", str(settings.MCP_RATE_LIMIT).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": out})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+async def run_after_response(ctx: CallContext) -> None:
+    for fn in ctx._after_response:
+        try:
+            outcome = fn()
+            if asyncio.iscoroutine(outcome):
+                await outcome
+        except Exception:
+            logger.exception("MCP after_response callback failed")

@@ -1,0 +1,108 @@
+"""The Room page's app runtime: the sandboxed frame page and the files it runs.
+
+The frame page is static: it never depends on the session, so whatever runs inside can learn
+nothing from it. The files endpoints are read by the console page (session cookie, same origin),
+which passes only the files into the frame.
+"""
+
+from urllib.parse import urljoin
+
+from django.http import HttpResponse, JsonResponse
+from django.template.loader import render_to_string
+from django.templatetags.static import static
+from django.views.decorators.clickjacking import xframe_options_sameorigin
+from django.views.decorators.http import require_GET
+
+from osfoundry.errors import DomainError
+
+from . import services
+
+FRAME_SCRIPTS = (
+    "vendor/sucrase/sucrase.js",
+    "vendor/react/react.js",
+    "rooms/frame-runtime.js",
+)
+
+
+def frame_policy(script_urls: list[str]) -> str:
+    # Scripts: exactly the runtime's three files ('unsafe-eval' runs the compiled snippet).
+    # No network at all, no forms, and the page is its own sandbox (opaque origin) even if
+    # someone opens it outside our <iframe sandbox>.
+    return "; ".join(
+        [
+            "default-src 'none'",
+            "script-src " + " ".join(script_urls) + " 'unsafe-eval'",
+            "style-src 'unsafe-inline'",
+            "img-src data: blob:",
+            "font-src data:",
+            "media-src data: blob:",
+            "connect-src 'none'",
+            "form-action 'none'",
+            "base-uri 'none'",
+            "frame-ancestors 'self'",
+            "sandbox allow-scripts",
+        ]
+    )
+
+
+@require_GET
+@xframe_options_sameorigin
+def app_frame(request):
+    scripts = [static(name) for name in FRAME_SCRIPTS]
+    # A CSP source with a path needs a scheme and host; static() may already be absolute (CDN).
+    origin = request.build_absolute_uri("/")
+    # Rendered without the request: nothing about the session can reach the page.
+    response = HttpResponse(render_to_string("rooms/frame.html", {"scripts": scripts}))
+    response["Content-Security-Policy"] = frame_policy([urljoin(origin, url) for url in scripts])
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
+def error_json(exc: DomainError) -> JsonResponse:
+    return JsonResponse({"error": exc.as_dict()}, status=exc.http_status)
+
+
+def login_required_json(request) -> JsonResponse | None:
+    if request.user.is_authenticated:
+        return None
+    return JsonResponse(
+        {"error": {"code": "login_required", "message": "Log in again to open this app"}},
+        status=401,
+    )
+
+
+def files_json(*, name: str, files: dict[str, str], status: str) -> JsonResponse:
+    response = JsonResponse(
+        {"name": name, "entry": services.SNIPPET_ENTRY, "status": status, "files": files}
+    )
+    # Reviewed content for one user's eyes: never in a shared cache.
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+@require_GET
+def app_files(request, room_id, instance_id):
+    """An approved app's files, for the Room's owner and members (strangers: 404)."""
+    if denied := login_required_json(request):
+        return denied
+    try:
+        app = services.get_app_for_user(request.user, room_id, instance_id)
+        files = services.runnable_files(proposal=app.proposal)
+    except DomainError as exc:
+        return error_json(exc)
+    return files_json(name=app.name, files=files, status="approved")
+
+
+@require_GET
+def proposal_preview_files(request, proposal_id):
+    """A pending proposal's files, for the Room owner's preview only (everyone else: 404)."""
+    if denied := login_required_json(request):
+        return denied
+    try:
+        proposal = services.get_pending_proposal_for_owner(
+            owner=request.user, proposal_id=proposal_id
+        )
+        files = services.runnable_files(proposal=proposal)
+    except DomainError as exc:
+        return error_json(exc)
+    return files_json(name=proposal.name, files=files, status="pending")

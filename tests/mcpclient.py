@@ -1,0 +1,42 @@
+"""Talking to the live MCP endpoint from tests: the official `mcp` client, and raw JSON-RPC."""
+
+import asyncio
+import contextlib
+import itertools
+
+import httpx
+import httpx2
+from mcp.client import Client
+from mcp.client.streamable_http import streamable_http_client
+
+_ids = itertools.count(1)
+
+
+@contextlib.asynccontextmanager
+async def connect(url: str, token: str | None = None, *, mode: str = "legacy"):
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    timeout = httpx2.Timeout(30, read=70)
+    async with httpx2.AsyncClient(headers=headers, timeout=timeout) as http:
+        async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+            yield client
+
+
+def call_tool(url: str, token: str, name: str, arguments: dict, *, mode: str = "legacy"):
+    """One tools/call through the official client; returns its CallToolResult."""
+
+    async def run():
+        async with connect(url, token, mode=mode) as client:
+            return await client.call_tool(name, arguments)
+
+    return asyncio.run(run())
+
+
+def rpc(url: str, method: str, params: dict | None = None, *, token: str | None = None, **kw):
+    """One raw JSON-RPC request over HTTP; returns the httpx response."""
+    headers = {"Content-Type": "application/json", **kw.pop("headers", {})}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    message = {"jsonrpc": "2.0", "id": next(_ids), "method": method}
+    if params is not None:
+        message["params"] = params
+    return httpx.post(url, json=message, headers=headers, timeout=70, **kw)

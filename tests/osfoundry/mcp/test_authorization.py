@@ -1,0 +1,89 @@
+"""Who may call what: the 401 challenge, the 403 for a missing scope, the resource metadata."""
+
+import httpx
+
+from tests.mcpclient import rpc
+
+CHALLENGE = (
+    'Bearer resource_metadata="{origin}/.well-known/oauth-protected-resource/api/v1/external-mcp", '
+    'error="invalid_token", error_description="Connect osFoundry to continue", '
+    'scope="osfoundry:read osfoundry:write"'
+)
+
+
+def list_rooms(server, token=None):
+    return rpc(server.mcp_url, "tools/call", {"name": "list_rooms", "arguments": {}}, token=token)
+
+
+def test_call_without_token_is_challenged_byte_for_byte(asgi_server, room):
+    response = list_rooms(asgi_server)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == CHALLENGE.format(origin=asgi_server.url)
+    assert "result" not in response.json()
+    assert "Team Falcon" not in response.text
+
+
+def test_unknown_token_is_challenged(asgi_server, room):
+    response = list_rooms(asgi_server, token="osf_not-a-real-token")
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == CHALLENGE.format(origin=asgi_server.url)
+
+
+def test_challenge_names_the_public_origin_when_set(asgi_server, settings):
+    settings.PUBLIC_ORIGIN = "https://rooms.example.com"
+    response = list_rooms(asgi_server)
+    assert response.headers["www-authenticate"] == CHALLENGE.format(
+        origin="https://rooms.example.com"
+    )
+
+
+def test_token_without_write_scope_gets_insufficient_scope(
+    asgi_server, room, agent, token_factory, files
+):
+    token = token_factory(agent, scopes="osfoundry:read")
+    arguments = {
+        "room_id": str(room.pk),
+        "name": "Timer",
+        "files": files,
+        "idempotency_key": "key-00001",
+    }
+    response = rpc(
+        asgi_server.mcp_url,
+        "tools/call",
+        {"name": "propose_room_snippet_app", "arguments": arguments},
+        token=token,
+    )
+    assert response.status_code == 403
+    assert response.headers["www-authenticate"] == (
+        f'Bearer resource_metadata="{asgi_server.url}/.well-known/oauth-protected-resource'
+        '/api/v1/external-mcp", error="insufficient_scope", '
+        'error_description="This token lacks the osfoundry:write scope; create a token with it", '
+        'scope="osfoundry:read osfoundry:write"'
+    )
+    assert "result" not in response.json()
+    assert not room.proposals.exists()
+
+
+def test_read_only_token_can_read(asgi_server, room, agent, token_factory):
+    response = list_rooms(asgi_server, token=token_factory(agent, scopes="osfoundry:read"))
+    assert response.status_code == 200
+    assert not response.json()["result"]["isError"]
+
+
+def test_initialize_and_tools_list_need_no_token(asgi_server):
+    assert rpc(asgi_server.mcp_url, "initialize", {}).status_code == 200
+    assert rpc(asgi_server.mcp_url, "tools/list").status_code == 200
+
+
+def test_protected_resource_metadata(asgi_server):
+    response = httpx.get(
+        asgi_server.url + "/.well-known/oauth-protected-resource/api/v1/external-mcp"
+    )
+    assert response.status_code == 200
+    assert response.json() == {
+        "resource": asgi_server.mcp_url,
+        "authorization_servers": [asgi_server.url],
+        "scopes_supported": ["osfoundry:read", "osfoundry:write"],
+        "bearer_methods_supported": ["header"],
+        "resource_name": "osFoundry Rooms",
+    }

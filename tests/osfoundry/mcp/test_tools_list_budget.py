@@ -1,0 +1,66 @@
+"""tools/list is model context: all tools together, agent tools included, stay under 7,000 B."""
+
+import json
+
+import pytest
+
+from osfoundry import asgi
+from osfoundry.mcp.protocol import collect_tools
+from rooms.tools import TOOLS as ROOM_TOOLS
+from tests.mcpclient import rpc
+
+# The four agent-network tools (agents/tools.py) get what the Room tools leave.
+ROOM_TOOLS_BUDGET = 4_200
+SNIPPET_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "room_id": {"type": "string"},
+        "name": {"type": "string", "maxLength": 200},
+        "files": {"type": "object", "additionalProperties": {"type": "string"}},
+        "idempotency_key": {"type": "string", "minLength": 8, "maxLength": 128},
+    },
+    "required": ["room_id", "name", "files", "idempotency_key"],
+    "additionalProperties": False,
+}
+
+
+def test_whole_tools_list_is_under_7000_bytes(asgi_server):
+    response = rpc(asgi_server.mcp_url, "tools/list")
+    names = [tool["name"] for tool in response.json()["result"]["tools"]]
+    assert names == [tool.name for tool in collect_tools()]
+    assert len(response.content) < 7_000
+
+
+def test_room_tools_leave_room_for_the_agent_tools():
+    tools = [
+        tool for tool in asgi.mcp_app.descriptions if tool["name"] in {t.name for t in ROOM_TOOLS}
+    ]
+    size = len(json.dumps(tools, ensure_ascii=False, separators=(",", ":")).encode())
+    assert size <= ROOM_TOOLS_BUDGET
+
+
+def test_snippet_tool_publishes_the_contract_exactly():
+    tool = next(t for t in asgi.mcp_app.descriptions if t["name"] == "propose_room_snippet_app")
+    assert tool["inputSchema"] == SNIPPET_SCHEMA
+    assert tool["description"] == (
+        "Prepare a Room snippet with source files. It appears in the cloud Room launcher only "
+        "after its owner reviews and approves the full code in osFoundry."
+    )
+    assert tool["annotations"] == {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "openWorldHint": False,
+    }
+    assert tool["securitySchemes"] == [{"type": "oauth2", "scopes": ["osfoundry:write"]}]
+
+
+@pytest.mark.parametrize("tool", ROOM_TOOLS, ids=lambda tool: tool.name)
+def test_published_schema_matches_the_validating_model(tool):
+    schema = tool.input_schema
+    model_fields = tool.arguments.model_fields
+    assert set(schema["properties"]) == set(model_fields)
+    required = {name for name, field in model_fields.items() if field.is_required()}
+    assert set(schema.get("required", [])) == required
+    assert schema["additionalProperties"] is False
+    assert tool.scope in ("osfoundry:read", "osfoundry:write")
+    assert tool.annotations["readOnlyHint"] is (tool.scope == "osfoundry:read")

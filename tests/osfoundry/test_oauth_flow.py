@@ -1,0 +1,195 @@
+"""The whole OAuth flow an MCP client runs, with the official SDK's OAuth client provider:
+401 → protected-resource metadata → authorization-server metadata → dynamic registration →
+PKCE authorization (the consent page, driven here as the owner's browser) → token → tools/call.
+"""
+
+import asyncio
+import re
+from html import unescape
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import httpx2
+from django.test import Client as DjangoClient
+from mcp.client import Client
+from mcp.client.auth import OAuthClientProvider
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import (
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthToken,
+)
+
+from osfoundry.auth import authenticate_bearer
+
+REDIRECT_URI = "http://127.0.0.1:9/callback"  # never contacted: the test reads the redirect
+
+
+class MemoryStorage:
+    def __init__(self):
+        self.tokens: OAuthToken | None = None
+        self.client_info: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self):
+        return self.tokens
+
+    async def set_tokens(self, tokens):
+        self.tokens = tokens
+
+    async def get_client_info(self):
+        return self.client_info
+
+    async def set_client_info(self, client_info):
+        self.client_info = client_info
+
+
+class Browser:
+    """The Room owner's logged-in browser: opens the authorization URL and clicks Connect."""
+
+    def __init__(self, session_cookie: str, *, action: str = "grant"):
+        self.cookies = {"sessionid": session_cookie}
+        self.action = action
+        self.consent_page = ""
+        self.callback: dict = {}
+
+    async def open(self, url: str) -> None:
+        async with httpx.AsyncClient(cookies=self.cookies) as browser:
+            page = await browser.get(url)
+            assert page.status_code == 200, page.text[:500]
+            self.consent_page = page.text
+            form = {
+                "csrfmiddlewaretoken": field(page.text, "csrfmiddlewaretoken"),
+                "request": field(page.text, "request"),
+                "scopes": re.findall(r'name="scopes" value="([^"]+)"', page.text),
+                "action": self.action,
+            }
+            action_url = str(page.url.copy_with(query=None))
+            done = await browser.post(action_url, data=form, headers={"Referer": str(page.url)})
+            assert done.status_code == 302, done.text[:500]
+            self.callback = parse_qs(urlsplit(done.headers["location"]).query)
+
+    async def code(self) -> AuthorizationCodeResult:
+        first = {name: values[0] for name, values in self.callback.items()}
+        return AuthorizationCodeResult(
+            code=first["code"], state=first.get("state"), iss=first.get("iss")
+        )
+
+
+def field(html: str, name: str) -> str:
+    match = re.search(rf'name="{name}" value="([^"]*)"', html) or re.search(
+        rf'value="([^"]*)" name="{name}"', html
+    )
+    assert match, f"no {name} field on the page"
+    return unescape(match.group(1))
+
+
+def logged_in_session(user) -> str:
+    client = DjangoClient()
+    client.force_login(user)
+    return client.cookies["sessionid"].value
+
+
+def test_sdk_oauth_flow_ends_in_a_successful_tool_call(asgi_server, room, owner):
+    browser = Browser(logged_in_session(owner))
+    storage = MemoryStorage()
+    provider = OAuthClientProvider(
+        server_url=asgi_server.mcp_url,
+        client_metadata=OAuthClientMetadata(
+            client_name="Test agent",
+            redirect_uris=[REDIRECT_URI],
+            grant_types=["authorization_code", "refresh_token"],
+            response_types=["code"],
+            token_endpoint_auth_method="none",
+        ),
+        storage=storage,
+        redirect_handler=browser.open,
+        callback_handler=browser.code,
+    )
+
+    async def run():
+        async with httpx2.AsyncClient(auth=provider, timeout=30) as http:
+            transport = streamable_http_client(asgi_server.mcp_url, http_client=http)
+            async with Client(transport, mode="legacy") as client:
+                return await client.call_tool("list_rooms", {})
+
+    result = asyncio.run(run())
+    assert not result.is_error
+    assert [r["room_id"] for r in result.structured_content["rooms"]] == [str(room.pk)]
+    assert "Connect osFoundry" in browser.consent_page
+    # The token carries our scopes, and is bound to the MCP endpoint alone.
+    token = storage.tokens.access_token
+    assert set(storage.tokens.scope.split()) >= {"osfoundry:read", "osfoundry:write"}
+    principal = authenticate_bearer(token, resource=asgi_server.mcp_url)
+    assert principal.user == owner and principal.kind == "oauth"
+    assert authenticate_bearer(token, resource="http://elsewhere.example/mcp") is None
+    assert authenticate_bearer(token) is None  # the REST API takes personal tokens only
+
+
+def test_discovery_documents_list_our_scopes_and_pkce(asgi_server):
+    for path in ("/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"):
+        data = httpx.get(asgi_server.url + path).json()
+        assert data["issuer"] == asgi_server.url
+        assert {"osfoundry:read", "osfoundry:write"} <= set(data["scopes_supported"])
+        assert data["code_challenge_methods_supported"] == ["S256"]
+        assert data["registration_endpoint"].startswith(asgi_server.url)
+
+
+def test_registration_is_open_and_grants_our_scopes(asgi_server):
+    config = httpx.get(asgi_server.url + "/.well-known/oauth-authorization-server").json()
+    response = httpx.post(
+        config["registration_endpoint"],
+        json={
+            "client_name": "Some MCP client",
+            "redirect_uris": [REDIRECT_URI],
+            "token_endpoint_auth_method": "none",
+        },
+    )
+    assert response.status_code == 201, response.text
+    from allauth.idp.oidc.models import Client as OAuthClient
+
+    client = OAuthClient.objects.get(id=response.json()["client_id"])
+    assert {"osfoundry:read", "osfoundry:write"} <= set(client.get_scopes())
+    assert client.get_default_scopes() == ["osfoundry:read", "osfoundry:write"]
+
+
+def register(server) -> str:
+    response = httpx.post(
+        server.url + "/identity/o/api/clients",
+        json={"redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "none"},
+    )
+    return response.json()["client_id"]
+
+
+def authorize_url(server, client_id: str, resource: str) -> str:
+    query = httpx.QueryParams(
+        response_type="code",
+        client_id=client_id,
+        redirect_uri=REDIRECT_URI,
+        code_challenge="E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+        code_challenge_method="S256",
+        scope="osfoundry:read",
+        state="s-1",
+        resource=resource,
+    )
+    return f"{server.url}/identity/o/authorize?{query}"
+
+
+def test_authorization_for_another_resource_is_refused(asgi_server, owner):
+    client_id = register(asgi_server)
+    cookies = {"sessionid": logged_in_session(owner)}
+    page = httpx.get(
+        authorize_url(asgi_server, client_id, "http://elsewhere.example/mcp"), cookies=cookies
+    )
+    assert "Connect osFoundry" not in page.text
+    assert "issues tokens only for" in page.text
+    ours = httpx.get(authorize_url(asgi_server, client_id, asgi_server.mcp_url), cookies=cookies)
+    assert "Connect osFoundry" in ours.text
+
+
+def test_cancel_on_the_consent_page_grants_nothing(asgi_server, owner):
+    client_id = register(asgi_server)
+    browser = Browser(logged_in_session(owner), action="cancel")
+    asyncio.run(browser.open(authorize_url(asgi_server, client_id, asgi_server.mcp_url)))
+    assert browser.callback["error"] == ["access_denied"]
+    assert "code" not in browser.callback

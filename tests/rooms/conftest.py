@@ -1,0 +1,81 @@
+"""Browser-test fixtures: a live uvicorn server on the test database, and headless Chromium."""
+
+import os
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from tests.servers import database_url, start_uvicorn, stop_process
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def live_server_url(django_db_setup, tmp_path_factory):
+    """osfoundry.asgi:application under uvicorn, on the test database (use transactional_db:
+    the server sees committed rows only). Its access log is at `.access_log`."""
+    log_path = tmp_path_factory.mktemp("uvicorn") / "server.log"
+    env = {
+        "DATABASE_URL": database_url(connection.settings_dict),
+        "SECRET_KEY": settings.SECRET_KEY,  # the sessions the tests create must be valid there
+        "STATIC_MANIFEST": "0",
+        "DEBUG": "0",
+        "CONN_MAX_AGE": "0",  # no idle connection outlives a request: the test DB can be dropped
+    }
+    process, url = start_uvicorn(env=env, log_path=log_path, unset=["DJANGO_ALLOW_ASYNC_UNSAFE"])
+    yield LiveServer(url, log_path)
+    stop_process(process)
+
+
+class LiveServer(str):
+    def __new__(cls, url, log_path):
+        server = super().__new__(cls, url)
+        server.log_path = Path(log_path)
+        return server
+
+    def access_log(self) -> str:
+        return self.log_path.read_text()
+
+
+@pytest.fixture
+def browser(live_server_url, monkeypatch):
+    """Chromium for one test. Playwright's sync API keeps an asyncio loop running in this
+    thread, which Django's async-safety check takes for async code: allow sync ORM calls
+    for this test only (they really are synchronous)."""
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is required in CI (make browser)")
+        pytest.skip(f"{CHROMIUM} is not installed (make browser)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def context(browser):
+    context = browser.new_context()
+    context.set_default_timeout(15000)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(context):
+    page = context.new_page()
+    page.console_messages = []
+    page.on("console", lambda message: page.console_messages.append(message.text))
+    return page
