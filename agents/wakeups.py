@@ -14,6 +14,7 @@ holds one subscription and routes what it hears to its local waiters (see `Redis
 
 import asyncio
 import contextlib
+import json
 import logging
 import threading
 import uuid
@@ -155,7 +156,7 @@ def ensure_started() -> None:
 
 
 # Set by configure() in a process that has REDIS_URL; publishes keys to other processes.
-_remote_publisher: Callable[[list[str]], None] | None = None
+_remote_publisher: Callable[[list[str], dict | None], None] | None = None
 
 
 def set_remote_publisher(publisher) -> None:
@@ -166,17 +167,20 @@ def set_remote_publisher(publisher) -> None:
 def notify(keys: Iterable[str], hints: dict[str, list] | None = None) -> None:
     """Wake every waiter on these keys, in this process and (with Redis) in the others.
 
-    `hints` (key -> new entries) reach local waiters only. Call after commit
+    `hints` (key -> new entries) travel along when small. Call after commit
     (transaction.on_commit), never inside a transaction.
     """
     keys = list(keys)
     registry.wake_local(keys, hints)
     if _remote_publisher is not None and keys:
-        _remote_publisher(keys)
+        _remote_publisher(keys, hints)
 
 
 # ---------------------------------------------------------------------------------------------
 # Across processes: one Redis pub/sub channel, one subscription per process.
+
+
+MAX_HINT_BYTES = 64 * 1024
 
 
 class RedisBridge:
@@ -201,8 +205,14 @@ class RedisBridge:
         self.client_name = f"osfoundry-wakeups-{self.origin[:12].decode()}"
 
     # Publishing: notify() runs in whichever thread committed, usually a sync worker thread.
-    def publish(self, keys: list[str]) -> None:
+    def publish(self, keys: list[str], hints: dict[str, list] | None = None) -> None:
         payload = self.origin + b" " + " ".join(keys).encode()
+        if hints:
+            # The entries ride along, so the other process answers without a database read;
+            # large ones stay behind (the waiter re-reads instead).
+            encoded = json.dumps({"keys": keys, "hints": hints}, separators=(",", ":")).encode()
+            if len(encoded) <= MAX_HINT_BYTES:
+                payload = self.origin + b" " + encoded
         try:
             self._client().publish(self.channel, payload)
         except Exception:
@@ -218,6 +228,16 @@ class RedisBridge:
                     self.url, socket_timeout=2, socket_connect_timeout=2
                 )
             return self._sync_client
+
+    def route(self, data: bytes) -> None:
+        origin, _, body = data.partition(b" ")
+        if origin == self.origin:
+            return
+        if body.startswith(b"{"):
+            decoded = json.loads(body)
+            self.target.wake_local(decoded["keys"], decoded["hints"])
+        else:
+            self.target.wake_local(body.decode().split())
 
     # Subscribing
     def start(self) -> None:
@@ -254,9 +274,7 @@ class RedisBridge:
                         backoff = 0.1
                         self.target.wake_all_local()
                     elif kind == "message":
-                        origin, _, keys = message["data"].partition(b" ")
-                        if origin != self.origin:
-                            self.target.wake_local(keys.decode().split())
+                        self.route(message["data"])
             except asyncio.CancelledError:
                 raise
             except Exception:

@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import resource
 import secrets
 import signal
@@ -81,18 +82,20 @@ async def read_response(reader):
     return status, headers, body
 
 
-def wait_path(mode: str, agent: dict, after: int | None) -> tuple[str, dict]:
+def wait_path(mode: str, agent: dict, after: int | None, timeout: int = 50) -> tuple[str, dict]:
     if mode == "ours":
-        query = "timeout_s=50" + (f"&after_sequence={after}" if after is not None else "")
+        query = f"timeout_s={timeout}" + (f"&after_sequence={after}" if after is not None else "")
         return f"{WAIT_PATH}?{query}", {"Authorization": f"Bearer {agent['token']}"}
-    return f"/wait?agent={agent['handle']}&after={after or 0}&timeout=50", {}
+    return f"/wait?agent={agent['handle']}&after={after or 0}&timeout={timeout}", {}
 
 
 async def park_forever(mode, host, port, agent, parked: list):
     """One idle agent: long-poll, and poll again whenever a call ends (timeout or message).
 
     The first call uses timeout_s=0, so its answer proves the server has authenticated the agent
-    and read its inbox; only then does the agent count as parked (and park with timeout 50)."""
+    and read its inbox; only then does the agent count as parked. Its first park lasts a random
+    5-50 s and every later one 50 s: agents that started at different times, so re-polls arrive
+    at a steady rate from the start instead of in waves (the steady state being measured)."""
     while True:
         try:
             reader, writer = await asyncio.open_connection(host, port)
@@ -101,11 +104,12 @@ async def park_forever(mode, host, port, agent, parked: list):
             continue
         counted = False
         try:
-            path, headers = wait_path(mode, agent, None)
             if mode == "ours":
-                await request(reader, writer, "GET", path.replace("=50", "=0"), headers)
+                await request(reader, writer, "GET", *wait_path(mode, agent, None, 0))
+            timeout = random.randint(5, 50)
             while True:
-                path, headers = wait_path(mode, agent, None)
+                path, headers = wait_path(mode, agent, None, timeout)
+                timeout = 50
                 writer.write(
                     (
                         f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"

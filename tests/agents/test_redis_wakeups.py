@@ -75,3 +75,19 @@ async def test_a_resubscription_wakes_every_local_waiter_to_re_read(channel):
         assert await waiter.wait(10)
     finally:
         await here.stop()
+
+
+async def test_small_hints_cross_processes_with_the_wake_up(channel):
+    local = Registry()
+    here = RedisBridge(REDIS_URL, channel, target=local)
+    elsewhere = RedisBridge(REDIS_URL, channel, target=Registry())
+    here.start()
+    try:
+        await asyncio.wait_for(subscribed(here), 10)
+        waiter = local.register(["agent:1"])
+        entry = {"sequence": 1, "body": "hi"}
+        await asyncio.to_thread(elsewhere.publish, ["agent:1"], {"agent:1": [entry]})
+        assert await waiter.wait(10)
+        assert local.take_hints(waiter) == [entry]
+    finally:
+        await here.stop()
