@@ -37,7 +37,7 @@ async def test_keys_from_another_process_wake_only_their_waiters(channel):
         second = local.register(["agent:2"])
         await asyncio.to_thread(elsewhere.publish, ["agent:1"])
         assert await first.wait(10)
-        assert not second.event.is_set()
+        assert not second.is_woken
     finally:
         await here.stop()
 
@@ -54,7 +54,7 @@ async def test_a_process_ignores_its_own_wake_ups(channel):
         await asyncio.to_thread(here.publish, ["agent:1"])  # already woken locally by notify()
         await asyncio.to_thread(elsewhere.publish, ["agent:2"])
         assert await theirs.wait(10)  # Redis keeps order: ours was seen and skipped before
-        assert not mine.event.is_set()
+        assert not mine.is_woken
     finally:
         await here.stop()
 
