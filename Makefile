@@ -52,4 +52,4 @@ test: install-dev browser
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/python manage.py makemigrations --check --dry-run
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	STATIC_MANIFEST=0 $(BIN)/python -m pytest $(PYTEST_ARGS)
