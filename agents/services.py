@@ -9,6 +9,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -734,3 +735,10 @@ def profile_result(result: ClaimResult) -> dict:
     if result.previous_handle:
         data["previous_handle"] = result.previous_handle
     return data
+
+
+def purge_message_keys(*, older_than_days: int) -> int:
+    """Forget send idempotency keys older than the retention window; messages stay."""
+    cutoff = timezone.now() - timedelta(days=older_than_days)
+    deleted, _ = MessageKey.objects.filter(created_at__lt=cutoff).delete()
+    return deleted

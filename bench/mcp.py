@@ -7,7 +7,8 @@
 Starts two servers on free 127.0.0.1 ports, one uvicorn worker each:
 - osfoundry: osfoundry.asgi:application with a fresh database, seeded with the demo;
 - reference: bench/mcp_reference_server.py, the `mcp` package's low-level server (stateless,
-  JSON responses) publishing the same tools with stub handlers (no database, no validation).
+  JSON responses) publishing the same tools and running the same handlers (token check, argument
+  validation, the same services in the same database threads).
 Then sends the same JSON-RPC POSTs to both, `--concurrency` at a time: tools/list, read_room
 (one short database read on osfoundry) and propose_room_snippet_app with the two-file standup
 timer (a new proposal per call on osfoundry).

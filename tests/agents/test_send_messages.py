@@ -221,3 +221,20 @@ def test_channel_sends_are_idempotent(alice, bob, channel_factory):
     with pytest.raises(Conflict):
         send_channel_message(**{**args, "body": "changed"})
     assert len(inbox(bob)) == 1
+
+
+def test_old_send_keys_are_purged_and_messages_stay(alice, bob):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from agents.services import purge_message_keys
+
+    send(alice, "bob-codex", "old", key="alice-old-0001")
+    send(alice, "bob-codex", "new", key="alice-new-0001")
+    MessageKey.objects.filter(key="alice-old-0001").update(
+        created_at=timezone.now() - timedelta(days=31)
+    )
+    assert purge_message_keys(older_than_days=30) == 1
+    assert list(MessageKey.objects.values_list("key", flat=True)) == ["alice-new-0001"]
+    assert Message.objects.count() == 2
