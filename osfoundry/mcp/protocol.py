@@ -291,6 +291,7 @@ class MCPApp:
         return result
 
     async def call_tool(self, request: Request, request_id, params: dict, watcher):
+        watcher.start()
         name = params.get("name")
         tool = self.by_name.get(name) if isinstance(name, str) else None
         if tool is None:
@@ -459,12 +460,20 @@ async def read_body(receive) -> bytes:
 
 
 class DisconnectWatcher:
-    """Watches the ASGI receive channel for http.disconnect once the body has been read."""
+    """Watches the ASGI receive channel for http.disconnect once the body has been read.
+
+    Started only for tools/call; the other methods answer at once and need no task.
+    """
 
     def __init__(self, receive):
         self.disconnected = False
         self._callbacks: list = []
-        self._task = asyncio.ensure_future(self._watch(receive))
+        self._receive = receive
+        self._task = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._watch(self._receive))
 
     async def _watch(self, receive):
         while True:
@@ -479,7 +488,8 @@ class DisconnectWatcher:
         self._callbacks.append(callback)
 
     def stop(self) -> None:
-        self._task.cancel()
+        if self._task is not None:
+            self._task.cancel()
 
 
 async def respond(send, status: int, answer: dict | None, headers: list) -> None:
