@@ -311,5 +311,22 @@
     };
   }
 
-  window.OsfAppFrame = Object.freeze({mount: mount, prepare: prepare});
+  // The app's files as JSON from the console: resolves {ok, body} and never rejects on a
+  // non-JSON answer, so callers show one kind of error.
+  function fetchFiles(url) {
+    return fetch(url, {credentials: "same-origin", headers: {Accept: "application/json"}}).then(
+      function (response) {
+        return response.json().then(
+          function (body) {
+            return {ok: response.ok, body: body};
+          },
+          function () {
+            return {ok: false, body: {error: {message: "HTTP " + response.status}}};
+          }
+        );
+      }
+    );
+  }
+
+  window.OsfAppFrame = Object.freeze({mount: mount, prepare: prepare, fetchFiles: fetchFiles});
 })();

@@ -103,17 +103,7 @@
     setState("loading", {type: "osf:loading", instanceId: instanceId});
 
     var url = area.dataset.filesUrl.replace(PLACEHOLDER, encodeURIComponent(instanceId));
-    fetch(url, {credentials: "same-origin", headers: {Accept: "application/json"}})
-      .then(function (response) {
-        return response.json().then(
-          function (body) {
-            return {ok: response.ok, body: body};
-          },
-          function () {
-            return {ok: false, body: {error: {message: "HTTP " + response.status}}};
-          }
-        );
-      })
+    window.OsfAppFrame.fetchFiles(url)
       .then(function (result) {
         if (myRun !== runId) return;
         if (!result.ok) {

@@ -71,17 +71,7 @@
     p.box.hidden = false;
     p.status.textContent = "";
     setState(card, "loading", {type: "osf:loading"});
-    fetch(card.dataset.filesUrl, {credentials: "same-origin", headers: {Accept: "application/json"}})
-      .then(function (response) {
-        return response.json().then(
-          function (body) {
-            return {ok: response.ok, body: body};
-          },
-          function () {
-            return {ok: false, body: {error: {message: "HTTP " + response.status}}};
-          }
-        );
-      })
+    window.OsfAppFrame.fetchFiles(card.dataset.filesUrl)
       .then(function (result) {
         if (running !== run) return;
         if (!result.ok) {
