@@ -1,6 +1,3 @@
-import threading
-import time
-
 import pytest
 
 from agents.models import AgentProfile
@@ -59,49 +56,6 @@ def channel_factory(project):
         return create_channel(project=project, name=name, members=members)
 
     return create
-
-
-class LiveServer:
-    """The whole ASGI application under uvicorn, in a thread of the test process, on
-    127.0.0.1: it shares this process's wake-up registry, so tests can see parked waiters."""
-
-    def __init__(self):
-        import uvicorn
-
-        from tests.servers import free_port
-
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(
-            "osfoundry.asgi:application",
-            host="127.0.0.1",
-            port=self.port,
-            log_level="warning",
-            lifespan="off",
-            access_log=False,
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def start(self):
-        self.thread.start()
-        deadline = time.monotonic() + 15
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("the live server did not start")
-            time.sleep(0.02)
-        return self
-
-    def stop(self):
-        self.server.should_exit = True
-        self.thread.join(15)
-
-
-@pytest.fixture
-def asgi_live(transactional_db):
-    server = LiveServer().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -63,10 +63,10 @@ def pair(agent_token, owner, member):
     return alice, bob, bob_token
 
 
-def test_a_parked_wait_returns_the_message_sent_meanwhile(asgi_live, pair):
+def test_a_parked_wait_returns_the_message_sent_meanwhile(asgi_server, pair):
     alice, bob, token = pair
     answers = []
-    thread = threading.Thread(target=lambda: answers.append(wait(asgi_live, token)))
+    thread = threading.Thread(target=lambda: answers.append(wait(asgi_server, token)))
     thread.start()
     parked(1)
     send(alice, 1)
@@ -81,20 +81,20 @@ def test_a_parked_wait_returns_the_message_sent_meanwhile(asgi_live, pair):
     assert wakeups.registry.count() == 0
 
 
-def test_an_idle_wait_answers_an_empty_list(asgi_live, pair):
+def test_an_idle_wait_answers_an_empty_list(asgi_server, pair):
     _alice, _bob, token = pair
-    response = wait(asgi_live, token, timeout_s=1)
+    response = wait(asgi_server, token, timeout_s=1)
     assert response.json() == {"messages": [], "next_after_sequence": 0, "has_more": False}
 
 
-def test_the_wait_needs_a_token_and_a_profile(asgi_live, pair, token_factory, stranger):
-    response = httpx.get(asgi_live.url + PATH)
+def test_the_wait_needs_a_token_and_a_profile(asgi_server, pair, token_factory, stranger):
+    response = httpx.get(asgi_server.url + PATH)
     assert response.status_code == 401
     assert response.headers["www-authenticate"] == 'Bearer error="invalid_token"'
-    no_profile = wait(asgi_live, token_factory(stranger), timeout_s=0)
+    no_profile = wait(asgi_server, token_factory(stranger), timeout_s=0)
     assert no_profile.status_code == 404
     assert no_profile.json()["error"]["code"] == "no_profile"
-    write_only = wait(asgi_live, token_factory(stranger, "osfoundry:write"), timeout_s=0)
+    write_only = wait(asgi_server, token_factory(stranger, "osfoundry:write"), timeout_s=0)
     assert write_only.status_code == 403
 
 
@@ -108,40 +108,40 @@ def test_the_wait_needs_a_token_and_a_profile(asgi_live, pair, token_factory, st
         ({"since": 3}, "since: unknown field; remove it"),
     ],
 )
-def test_bad_query_parameters_are_named(asgi_live, pair, query, message):
+def test_bad_query_parameters_are_named(asgi_server, pair, query, message):
     _alice, _bob, token = pair
-    response = wait(asgi_live, token, **query)
+    response = wait(asgi_server, token, **query)
     assert response.status_code == 400
     assert response.json()["error"]["message"].startswith(message)
 
 
-def test_a_client_that_leaves_while_parked_leaves_nothing_behind(asgi_live, pair):
+def test_a_client_that_leaves_while_parked_leaves_nothing_behind(asgi_server, pair):
     alice, bob, token = pair
-    sock = open_wait(asgi_live, token)
+    sock = open_wait(asgi_server, token)
     parked(1)
     sock.close()
     parked(0)  # the disconnect ended the wait at once
     send(alice, 1)
     assert cursor(bob) == 0
     # Nothing was lost: a call without after_sequence gets the message.
-    assert [m["body"] for m in wait(asgi_live, token, timeout_s=0).json()["messages"]] == ["m1"]
+    assert [m["body"] for m in wait(asgi_server, token, timeout_s=0).json()["messages"]] == ["m1"]
 
 
-def test_a_response_the_client_never_read_does_not_move_the_cursor(asgi_live, pair):
+def test_a_response_the_client_never_read_does_not_move_the_cursor(asgi_server, pair):
     alice, bob, token = pair
     send(alice, 1)
-    sock = open_wait(asgi_live, token)
+    sock = open_wait(asgi_server, token)
     sock.close()  # before the server could answer
     time.sleep(0.5)  # let the server finish with it (no assertion depends on the duration)
     assert cursor(bob) == 0
-    again = wait(asgi_live, token, timeout_s=0).json()
+    again = wait(asgi_server, token, timeout_s=0).json()
     assert [m["sequence"] for m in again["messages"]] == [1]
     until(lambda: cursor(bob) == 1, "the cursor to move after a written response")
 
 
 @pytest.mark.parametrize("client_keeps_cursor", [True, False], ids=["after_sequence", "resume"])
 def test_every_fifth_response_dropped_still_processes_all_twenty(
-    asgi_live, pair, client_keeps_cursor
+    asgi_server, pair, client_keeps_cursor
 ):
     alice, bob, token = pair
     processed: list[str] = []
@@ -151,7 +151,7 @@ def test_every_fifth_response_dropped_still_processes_all_twenty(
             # This round's response is lost: the client goes away while its call is parked.
             until(lambda last=last: cursor(bob) == last, "the last response to be recorded")
             query = f"timeout_s=50&after_sequence={last}" if client_keeps_cursor else ""
-            sock = open_wait(asgi_live, token, query or "timeout_s=50")
+            sock = open_wait(asgi_server, token, query or "timeout_s=50")
             parked(1)
             sock.close()
             parked(0)
@@ -160,11 +160,11 @@ def test_every_fifth_response_dropped_still_processes_all_twenty(
             continue
         send(alice, n)
         query = {"after_sequence": last} if client_keeps_cursor else {}
-        page = wait(asgi_live, token, timeout_s=50, **query).json()
+        page = wait(asgi_server, token, timeout_s=50, **query).json()
         processed += [m["body"] for m in page["messages"]]
         last = page["next_after_sequence"]
     query = {"after_sequence": last} if client_keeps_cursor else {}
     processed += [
-        m["body"] for m in wait(asgi_live, token, timeout_s=1, **query).json()["messages"]
+        m["body"] for m in wait(asgi_server, token, timeout_s=1, **query).json()["messages"]
     ]
     assert processed == [f"m{n}" for n in range(1, 21)]
