@@ -44,17 +44,7 @@ from django.test import Client  # noqa: E402
 from rooms.demo import standup_timer_files  # noqa: E402
 from rooms.models import Project, Room  # noqa: E402
 from rooms.services import approve_proposal, propose_snippet  # noqa: E402
-from tests.servers import start_uvicorn, stop_process  # noqa: E402
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
+from tests.servers import CHROMIUM, CHROMIUM_ARGS, start_uvicorn, stop_process  # noqa: E402
 
 PART = """import {{ useState }} from "react";
 

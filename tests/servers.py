@@ -9,6 +9,18 @@ from urllib.parse import quote
 
 import pytest
 
+# Debian's Chromium, driven by Playwright (never `playwright install`). Without the
+# background-networking flags it keeps trying hosts this machine's closed network refuses.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
 
 def require(host: str, port: int, what: str) -> None:
     try:

@@ -7,17 +7,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from tests.servers import database_url, start_uvicorn, stop_process
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
+from tests.servers import CHROMIUM, CHROMIUM_ARGS, database_url, start_uvicorn, stop_process
 
 
 @pytest.fixture(scope="session")

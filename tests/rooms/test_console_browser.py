@@ -19,11 +19,10 @@ from django.db import connection
 
 from agents.services import create_access_token
 from rooms.models import LauncherApp, Proposal
-from tests.servers import free_port
+from tests.servers import CHROMIUM, CHROMIUM_ARGS, free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(settings.BASE_DIR) / "artifacts"
 PASSWORD = "pw-browser-4711"
 TIMEOUT_MS = 15_000
@@ -86,14 +85,7 @@ def browser():
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM,
             headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--no-first-run",
-                "--disable-sync",
-            ],
+            args=CHROMIUM_ARGS,
         )
         yield browser
         browser.close()
