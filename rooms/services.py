@@ -337,7 +337,7 @@ def find_replay(caller, operation: str, key: str, request_hash: str) -> Proposal
 
 
 def store_proposal(*, caller, room, operation, key, request_hash, fields) -> ProposalResult:
-    # Two attempts: a concurrent request with the same key or content may win the unique
+    # Retried: a concurrent request with the same key or content may win the unique
     # constraint between our read and our insert; the second pass then finds its row.
     for _attempt in range(3):
         try:
