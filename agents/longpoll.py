@@ -21,6 +21,7 @@ from osfoundry.auth import (
     bearer_from_header,
     hash_token,
 )
+from osfoundry.disconnect import DisconnectWatcher
 from osfoundry.errors import DomainError, Invalid, describe_validation_error
 from osfoundry.mcp.tooling import run_sync
 
@@ -35,7 +36,7 @@ def matches(scope) -> bool:
 
 
 async def handle(scope, receive, send) -> None:
-    client = Client(receive)
+    client = DisconnectWatcher(receive)
     try:
         if scope["method"] not in ("GET", "HEAD"):
             await reply(send, 405, error("method_not_allowed", "Use GET"), [(b"allow", b"GET")])
@@ -52,8 +53,11 @@ async def handle(scope, receive, send) -> None:
         page = await services.wait_for_connection(
             connection=hash_token(raw),
             load_profile=lambda: authorize(raw),
-            is_disconnected=client.is_gone,
-            on_register=client.wake_on_gone,
+            is_disconnected=client.is_disconnected,
+            # The parked wait wakes, sees is_disconnected() and ends at once.
+            on_register=lambda key: client.on_disconnect(
+                lambda: wakeups.registry.wake_local([key])
+            ),
             **arguments,
         )
     except DomainError as exc:
@@ -61,13 +65,13 @@ async def handle(scope, receive, send) -> None:
         await reply(send, exc.http_status, {"error": exc.as_dict()}, auth_headers(exc))
         return
     await asyncio.sleep(0)  # let a disconnect that already happened be noticed first
-    if client.gone or page.client_gone:
+    if client.disconnected or page.client_gone:
         client.stop()
         return
     await reply(send, 200, page.as_dict())
     # Checked before the loop runs the watcher again: uvicorn drops a write to a closed
     # connection silently, and the watcher is how we learn it was closed.
-    written = not client.gone
+    written = not client.disconnected
     client.stop()
     if written and page.advances:
         await run_sync(
@@ -128,42 +132,3 @@ async def reply(send, status: int, data: dict, headers: list | None = None) -> N
         }
     )
     await send({"type": "http.response.body", "body": body})
-
-
-class Client:
-    """Watches the connection while the request is parked."""
-
-    def __init__(self, receive):
-        self.receive = receive
-        self.gone = False
-        self._task: asyncio.Task | None = None
-        self._callbacks: list = []
-
-    def start(self) -> None:
-        self._task = asyncio.ensure_future(self._watch())
-
-    def is_gone(self) -> bool:
-        return self.gone
-
-    def wake_on_gone(self, key: str) -> None:
-        # The parked wait wakes, sees is_gone() and ends at once.
-        self.on_gone(lambda: wakeups.registry.wake_local([key]))
-
-    def on_gone(self, fn) -> None:
-        if self.gone:
-            fn()
-        else:
-            self._callbacks.append(fn)
-
-    def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-
-    async def _watch(self) -> None:
-        while True:
-            message = await self.receive()
-            if message["type"] == "http.disconnect":
-                self.gone = True
-                for fn in self._callbacks:
-                    fn()
-                return

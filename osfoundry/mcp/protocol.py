@@ -20,6 +20,7 @@ from django.http.request import split_domain_port, validate_host
 from pydantic import ValidationError
 
 from osfoundry.auth import SCOPES, InsufficientScope, authenticate_bearer, bearer_from_header
+from osfoundry.disconnect import DisconnectWatcher
 from osfoundry.errors import DomainError, describe_validation_error
 
 from . import ratelimit
@@ -325,7 +326,7 @@ class MCPApp:
                 limit_headers
                 + challenge(request, error="insufficient_scope", description=exc.message),
             ) from None
-        ctx = CallContext(principal=principal, is_disconnected=lambda: watcher.disconnected)
+        ctx = CallContext(principal=principal, is_disconnected=watcher.is_disconnected)
         result = await self.run_tool(tool, ctx, arguments, watcher)
         return 200, {"jsonrpc": "2.0", "id": request_id, "result": result}, limit_headers, ctx
 
@@ -457,39 +458,6 @@ async def read_body(receive) -> bytes:
         chunks.append(chunk)
         if not message.get("more_body"):
             return b"".join(chunks)
-
-
-class DisconnectWatcher:
-    """Watches the ASGI receive channel for http.disconnect once the body has been read.
-
-    Started only for tools/call; the other methods answer at once and need no task.
-    """
-
-    def __init__(self, receive):
-        self.disconnected = False
-        self._callbacks: list = []
-        self._receive = receive
-        self._task = None
-
-    def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.ensure_future(self._watch(self._receive))
-
-    async def _watch(self, receive):
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                self.disconnected = True
-                for callback in self._callbacks:
-                    callback()
-                return
-
-    def on_disconnect(self, callback) -> None:
-        self._callbacks.append(callback)
-
-    def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
 
 
 async def respond(send, status: int, answer: dict | None, headers: list) -> None:
