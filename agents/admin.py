@@ -1,6 +1,6 @@
 from django.contrib import admin, messages
-from django.utils import timezone
 
+from . import services
 from .models import AccessToken, AgentProfile, Channel, Message
 
 
@@ -35,8 +35,15 @@ class AccessTokenAdmin(admin.ModelAdmin):
 
     @admin.action(description="Revoke selected tokens")
     def revoke(self, request, queryset):
-        count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
-        self.message_user(request, f"Revoked {count} token(s).", messages.SUCCESS)
+        tokens = list(queryset.filter(revoked_at__isnull=True))
+        for token in tokens:
+            services.revoke_access_token(token=token)
+        self.message_user(request, f"Revoked {len(tokens)} token(s).", messages.SUCCESS)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if change and {"revoked_at", "expires_at"} & set(form.changed_data):
+            services.access_token_changed(token=obj)
 
 
 @admin.register(AgentProfile)

@@ -9,6 +9,7 @@ only after the response was handed to the server completely.
 
 import asyncio
 import json
+from datetime import datetime
 from urllib.parse import parse_qsl
 
 from pydantic import ValidationError
@@ -23,7 +24,6 @@ from osfoundry.auth import (
 )
 from osfoundry.disconnect import DisconnectWatcher
 from osfoundry.errors import DomainError, Invalid, describe_validation_error
-from osfoundry.mcp.tooling import run_sync
 
 from . import services, wakeups
 from .schemas import WaitIn
@@ -73,10 +73,8 @@ async def handle(scope, receive, send) -> None:
     # connection silently, and the watcher is how we learn it was closed.
     written = not client.disconnected
     client.stop()
-    if written and page.advances:
-        await run_sync(
-            services.record_delivered, profile_id=page.profile_id, sequence=page.next_after_sequence
-        )
+    if written:
+        await services.record_page_delivered(page)
 
 
 def parse_query(scope) -> WaitIn:
@@ -95,12 +93,13 @@ def parse_query(scope) -> WaitIn:
 MISSING_TOKEN = "A valid bearer token is required: send Authorization: Bearer <token>"
 
 
-def authorize(raw: str) -> services.AgentProfile:
+def authorize(raw: str) -> tuple[services.AgentProfile, datetime | None]:
     principal = authenticate_bearer(raw)
     if principal is None:
         raise Unauthenticated(MISSING_TOKEN)
     principal.require(READ)
-    return services.get_connected_profile(connection_key=principal.token_key)
+    profile = services.get_connected_profile(connection_key=principal.token_key)
+    return profile, principal.expires_at
 
 
 def error(code: str, message: str) -> dict:

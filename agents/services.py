@@ -9,7 +9,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -54,6 +54,16 @@ def revoke_access_token(*, token: AccessToken) -> None:
     AccessToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
         revoked_at=timezone.now()
     )
+    access_token_changed(token=token)
+
+
+def access_token_changed(*, token: AccessToken) -> None:
+    """Call after revoking a token or changing its expiry: every process stops trusting what it
+    remembered of the token's long-polls (see IDLE_RECHECK_S), so the next one checks it."""
+    profiles = AgentProfile.objects.filter(connection_key=f"pat:{token.pk}")
+    keys = [wakeups.agent_key(pk) for pk in profiles.values_list("pk", flat=True)]
+    if keys:
+        transaction.on_commit(lambda: wakeups.notify(keys))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -522,6 +532,7 @@ class InboxPage:
     client_gone: bool = False  # the client left while parked: write nothing, store nothing
     advances: bool = False  # once written, the stored cursor moves to next_after_sequence
     profile_id: int | None = None
+    connection: str | None = None
 
     def as_dict(self) -> dict:
         data = {
@@ -626,29 +637,91 @@ class ProfileMoved(Exception):
         self.profile_id = profile_id
 
 
+# load_profile() gives the caller's profile and when the caller's access ends (None: never).
+ProfileLoader = Callable[[], tuple[AgentProfile, datetime | None]]
+
+
+@dataclass(frozen=True)
+class InboxState:
+    """What the first read of a wait found; plain numbers, so a parked wait keeps no model
+    instance alive."""
+
+    profile_id: int
+    stored: int  # the stored cursor
+    cursor: int  # where this wait starts
+    latest: int  # the profile's last inbox sequence
+    access_ends_at: datetime | None
+
+
 def open_inbox(
-    *, load_profile: Callable[[], AgentProfile], after_sequence: int | None, limit: int
-) -> tuple[int, int, int, InboxPage]:
+    *, load_profile: ProfileLoader, after_sequence: int | None, limit: int
+) -> tuple[InboxState, InboxPage]:
     """The first read of a wait, in one database hop: the profile (and whatever
     `load_profile` checks, e.g. the token), the cursor, and the entries after it. Runs after the
     waiter registered, so the profile's last_inbox_sequence is fresh: when it is not beyond the
-    cursor there is nothing to read, and anything later wakes the waiter.
-
-    Returns plain numbers (profile id, stored cursor, cursor) and the page: a parked wait keeps
-    no model instance alive."""
-    profile = load_profile()
+    cursor there is nothing to read, and anything later wakes the waiter."""
+    profile, access_ends_at = load_profile()
     cursor = start_cursor(profile, after_sequence)
-    stored = profile.last_delivered_sequence
+    state = InboxState(
+        profile.pk,
+        profile.last_delivered_sequence,
+        cursor,
+        profile.last_inbox_sequence,
+        access_ends_at,
+    )
     if profile.last_inbox_sequence <= cursor:
-        return profile.pk, stored, cursor, InboxPage([], cursor)
-    page = read_inbox(profile_id=profile.pk, after_sequence=cursor, limit=limit)
-    return profile.pk, stored, cursor, page
+        return state, InboxPage([], cursor)
+    return state, read_inbox(profile_id=profile.pk, after_sequence=cursor, limit=limit)
+
+
+# An idle re-poll (nothing new since the last call) should cost a registration and a timer,
+# not a database hop: 20,000 agents re-polling every 50 s would otherwise keep a core busy with
+# token checks that all say the same. So each process remembers, per connection, what its last
+# read found (Known); a re-poll whose cursor equals the latest sequence the wake-ups vouch for
+# parks without reading. The wake-ups vouch only while they cannot have been missed (see
+# wakeups.Registry.latest), and the token, the profile and the cursor are read again at least
+# every IDLE_RECHECK_S; revoking a token ends that trust at once (revoke_access_token).
+IDLE_RECHECK_S = 300.0
+
+
+@dataclass(slots=True)
+class Known:
+    profile_id: int
+    stored: int  # the stored cursor, as read or as this process moved it since
+    trusted_until: float  # time.monotonic()
+
+
+_known: dict[str, Known] = {}
+
+
+def remember(connection: str, state: InboxState) -> None:
+    trusted_until = time.monotonic() + IDLE_RECHECK_S
+    if state.access_ends_at is not None:
+        remaining = (state.access_ends_at - timezone.now()).total_seconds()
+        trusted_until = min(trusted_until, time.monotonic() + remaining)
+    if len(_known) > 200_000:
+        _known.clear()
+    _known[connection] = Known(state.profile_id, state.stored, trusted_until)
+
+
+def idle_state(connection: str | None, after_sequence: int | None) -> InboxState | None:
+    """The state of an idle re-poll, when this process can vouch that nothing waits after its
+    cursor; else None (read the database). Call after registering the waiter."""
+    known = _known.get(connection) if connection else None
+    if known is None or time.monotonic() >= known.trusted_until:
+        return None
+    latest = wakeups.registry.latest(wakeups.agent_key(known.profile_id))
+    cursor = known.stored if after_sequence is None else after_sequence
+    if latest is None or cursor != latest:
+        return None
+    return InboxState(known.profile_id, known.stored, cursor, latest, None)
 
 
 async def wait_for_messages(
     *,
     profile_id: int,
-    load_profile: Callable[[], AgentProfile],
+    load_profile: ProfileLoader,
+    connection: str | None = None,
     after_sequence: int | None = None,
     timeout_s: int = MAX_WAIT_S,
     limit: int = MAX_BATCH,
@@ -659,10 +732,10 @@ async def wait_for_messages(
 
     Parks on the event loop: a future, not a thread. `profile_id` is the caller's profile as
     last known (the wake-up key, registered before anything is read); `load_profile` loads it
-    in a database thread, and ProfileMoved is raised when it differs. `on_register(key)` tells
-    a caller that watches its client which key to wake when the client goes away. The caller
-    writes the page and then, only if the write completed and `page.advances`, calls
-    record_delivered.
+    in a database thread, and ProfileMoved is raised when it differs. With `connection`, an
+    idle re-poll may skip that read (see idle_state). `on_register(key)` tells a caller that
+    watches its client which key to wake when the client goes away. The caller writes the page
+    and then, only if the write completed, calls record_page_delivered.
     """
     loop = asyncio.get_running_loop()
     key = wakeups.agent_key(profile_id)
@@ -670,11 +743,20 @@ async def wait_for_messages(
     if on_register is not None:
         on_register(key)
     try:
-        found_id, stored, cursor, page = await run_sync(
-            open_inbox, load_profile=load_profile, after_sequence=after_sequence, limit=limit
-        )
-        if found_id != profile_id:
-            raise ProfileMoved(found_id)
+        state = idle_state(connection, after_sequence)
+        if state is not None and state.profile_id == profile_id:
+            page = InboxPage([], state.cursor)
+        else:
+            generation = wakeups.registry.generation
+            state, page = await run_sync(
+                open_inbox, load_profile=load_profile, after_sequence=after_sequence, limit=limit
+            )
+            if state.profile_id != profile_id:
+                raise ProfileMoved(state.profile_id)
+            wakeups.registry.confirm(key, state.latest, generation)
+            if connection is not None:
+                remember(connection, state)
+        cursor = state.cursor
         budget, note = wait_budget(profile_id, cursor, timeout_s)
         deadline = loop.time() + budget
         if is_disconnected is not None and is_disconnected():
@@ -694,40 +776,45 @@ async def wait_for_messages(
             remember_zero_poll(profile_id, cursor)
         page.note = note
         page.profile_id = profile_id
-        page.advances = page.next_after_sequence > stored
+        page.connection = connection
+        page.advances = page.next_after_sequence > state.stored
         return page
     finally:
         wakeups.registry.unregister(waiter)
 
 
-# Which profile a connection (token) long-polls for, per process: an idle re-poll then
-# registers first and loads token, profile and cursors in a single database hop.
-_profile_ids: dict[str, int] = {}
-
-
-async def wait_for_connection(
-    *, connection: str, load_profile: Callable[[], AgentProfile], **arguments
-) -> InboxPage:
+async def wait_for_connection(*, connection: str, load_profile: ProfileLoader, **arguments):
     """wait_for_messages for the profile `load_profile` finds, knowing it from earlier calls."""
-    profile_id = _profile_ids.get(connection)
-    if profile_id is None:
-        profile_id = (await run_sync(load_profile)).pk
+    known = _known.get(connection)
+    if known is not None:
+        profile_id = known.profile_id
+    else:
+        profile_id = (await run_sync(load_profile))[0].pk
     try:
-        page = await wait_for_messages(
-            profile_id=profile_id, load_profile=load_profile, **arguments
+        return await wait_for_messages(
+            profile_id=profile_id, load_profile=load_profile, connection=connection, **arguments
         )
     except ProfileMoved as moved:
-        profile_id = moved.profile_id
-        page = await wait_for_messages(
-            profile_id=profile_id, load_profile=load_profile, **arguments
+        return await wait_for_messages(
+            profile_id=moved.profile_id,
+            load_profile=load_profile,
+            connection=connection,
+            **arguments,
         )
     except DomainError:
-        _profile_ids.pop(connection, None)
+        _known.pop(connection, None)
         raise
-    if len(_profile_ids) > 100_000:
-        _profile_ids.clear()
-    _profile_ids[connection] = profile_id
-    return page
+
+
+async def record_page_delivered(page: InboxPage) -> None:
+    """Call once `page` was completely written to its client: the stored cursor moves."""
+    if not page.advances:
+        return
+    sequence = page.next_after_sequence
+    await run_sync(record_delivered, profile_id=page.profile_id, sequence=sequence)
+    known = _known.get(page.connection) if page.connection else None
+    if known is not None and known.profile_id == page.profile_id and known.stored < sequence:
+        known.stored = sequence
 
 
 def profile_result(result: ClaimResult) -> dict:

@@ -1,7 +1,7 @@
 """The agent network's MCP tools. Schemas are published exactly as written here (SPEC §6–7)."""
 
 from osfoundry.auth import READ, WRITE
-from osfoundry.mcp.tooling import CallContext, Tool, run_sync
+from osfoundry.mcp.tooling import CallContext, Tool
 
 from . import services
 from .schemas import AgentMessageIn, ChannelMessageToolIn, ClaimProfileIn, WaitIn
@@ -61,24 +61,16 @@ def send_channel(ctx: CallContext, args: ChannelMessageToolIn) -> dict:
 async def wait(ctx: CallContext, args: WaitIn) -> dict:
     page = await services.wait_for_connection(
         connection=ctx.principal.token_key,
-        load_profile=lambda: profile(ctx),
+        load_profile=lambda: (profile(ctx), ctx.principal.expires_at),
         after_sequence=args.after_sequence,
         timeout_s=args.timeout_s,
         limit=args.limit,
         is_disconnected=ctx.is_disconnected,
     )
-
-    async def delivered():
+    if page.advances and not page.client_gone:
         # Runs only once the response is fully written: the stored cursor never skips ahead
         # of what the client actually got.
-        await run_sync(
-            services.record_delivered,
-            profile_id=page.profile_id,
-            sequence=page.next_after_sequence,
-        )
-
-    if page.advances and not page.client_gone:
-        ctx.after_response(delivered)
+        ctx.after_response(lambda: services.record_page_delivered(page))
     return page.as_dict()
 
 

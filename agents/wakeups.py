@@ -95,6 +95,11 @@ class Registry:
         self._waiters: dict[str, set[Waiter]] = defaultdict(set)
         self._watched: set[Waiter] = set()
         self._on_register = on_register
+        # The latest inbox sequence per key, as this process knows it from its own reads and
+        # from the hints wake-ups carry; a wake-up without hints makes its keys unknown again.
+        self._latest: dict[str, int] = {}
+        self.generation = 0  # moves on every "unknown again", so a read never undoes one
+        self.is_reliable: Callable[[], bool] = lambda: True
 
     def register(self, keys: Iterable[str], *, is_gone: Callable[[], bool] | None = None) -> Waiter:
         waiter = Waiter(tuple(keys), asyncio.get_running_loop(), is_gone)
@@ -122,6 +127,7 @@ class Registry:
         with self._lock:
             targets = set()
             for key in keys:
+                self._learn(key, (hints or {}).get(key))
                 for waiter in self._waiters.get(key, ()):
                     targets.add(waiter)
                     if hints and key in hints:
@@ -132,10 +138,46 @@ class Registry:
 
     def wake_all_local(self) -> int:
         with self._lock:
+            self._forget_all()
             targets = {w for bucket in self._waiters.values() for w in bucket}
         for waiter in targets:
             waiter.wake()
         return len(targets)
+
+    def _learn(self, key: str, hints: list | None) -> None:
+        if hints:
+            latest = max(hint["sequence"] for hint in hints)
+            if latest > self._latest.get(key, 0):
+                self._latest[key] = latest
+        else:
+            self._latest.pop(key, None)
+            self.generation += 1
+
+    def forget_all(self) -> None:
+        """Wake-ups may have been missed: nothing is known any more."""
+        with self._lock:
+            self._forget_all()
+
+    def _forget_all(self) -> None:
+        self._latest.clear()
+        self.generation += 1
+
+    def latest(self, key: str) -> int | None:
+        """The latest sequence under `key`, when wake-ups can vouch for it; else None."""
+        if not self.is_reliable():
+            return None
+        return self._latest.get(key)
+
+    def confirm(self, key: str, latest: int, generation: int) -> None:
+        """Record `latest`, read from the database after `generation` was current, unless a
+        wake-up since then made the key unknown (the read may predate what it announced)."""
+        with self._lock:
+            if generation != self.generation:
+                return
+            if len(self._latest) > 200_000:
+                self._latest.clear()
+            if latest > self._latest.get(key, -1):
+                self._latest[key] = latest
 
     def take_hints(self, waiter: Waiter) -> list:
         with self._lock:
@@ -227,6 +269,9 @@ class RedisBridge:
         self._sync_client = None
         self._lock = threading.Lock()
         self.subscribed = 0  # how many times a subscription became active (for tests, logs)
+        self.is_live = False  # subscribed now: no wake-up from another process is being missed
+        # What the registry knows from wake-ups counts only while none can be missed.
+        target.is_reliable = lambda: self.is_live
         self.client_name = f"osfoundry-wakeups-{self.origin[:12].decode()}"
 
     # Publishing: notify() runs in whichever thread committed, usually a sync worker thread.
@@ -296,6 +341,7 @@ class RedisBridge:
                     kind = message["type"]
                     if kind == "subscribe":
                         self.subscribed += 1
+                        self.is_live = True
                         backoff = 0.1
                         self.target.wake_all_local()
                     elif kind == "message":
@@ -305,6 +351,8 @@ class RedisBridge:
             except Exception:
                 logger.warning("wake-up subscription lost; reconnecting", exc_info=True)
             finally:
+                self.is_live = False
+                self.target.forget_all()
                 with contextlib.suppress(Exception):
                     await client.aclose()
             await asyncio.sleep(backoff)
@@ -320,6 +368,7 @@ def configure(redis_url: str, prefix: str = "osfoundry") -> None:
     if not redis_url:
         bridge = None
         set_remote_publisher(None)
+        registry.is_reliable = lambda: True
         return
     # Pub/sub ignores the database number: put it in the channel so databases stay apart.
     db = urlsplit(redis_url).path.strip("/") or "0"

@@ -7,6 +7,7 @@ one path and one set of scope rules.
 
 import hashlib
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.utils import timezone
 
@@ -38,6 +39,7 @@ class Principal:
     scopes: frozenset[str]
     token_key: str  # stable per token, for rate limits and logs; never the secret
     kind: str  # "pat" or "oauth"
+    expires_at: datetime | None = None
 
     def require(self, scope: str) -> None:
         if scope not in self.scopes:
@@ -87,7 +89,11 @@ def authenticate_personal_token(raw: str) -> Principal | None:
     if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 600:
         AccessToken.objects.filter(pk=token.pk).update(last_used_at=now)
     return Principal(
-        user=token.user, scopes=token.scope_set, token_key=f"pat:{token.pk}", kind="pat"
+        user=token.user,
+        scopes=token.scope_set,
+        token_key=f"pat:{token.pk}",
+        kind="pat",
+        expires_at=token.expires_at,
     )
 
 
@@ -114,4 +120,6 @@ def authenticate_oauth_token(raw: str, *, resource: str | None) -> Principal | N
     # One key per grant (client and user), not per access token: a refreshed token keeps its
     # rate-limit budget and whatever the agent network tied to the connection.
     key = f"oauth:{token.client_id}:{token.user_id}"
-    return Principal(user=token.user, scopes=scopes, token_key=key, kind="oauth")
+    return Principal(
+        user=token.user, scopes=scopes, token_key=key, kind="oauth", expires_at=token.expires_at
+    )

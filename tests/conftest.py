@@ -45,6 +45,17 @@ def _fresh_cache():
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_long_poll_memory():
+    # Each test starts a new database whose ids repeat: what this process remembered of the
+    # last test's long-polls (agents.services._known, the wake-ups' latest sequences) is void.
+    from agents import services, wakeups
+
+    services._known.clear()
+    wakeups.registry.forget_all()
+    yield
+
+
 def make_user(username):
     return get_user_model().objects.create_user(username, f"{username}@example.com", "pw-12345678")
 

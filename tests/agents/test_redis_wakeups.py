@@ -91,3 +91,26 @@ async def test_small_hints_cross_processes_with_the_wake_up(channel):
         assert local.take_hints(waiter) == [entry]
     finally:
         await here.stop()
+
+
+async def test_what_wake_ups_vouch_for_counts_only_while_subscribed(channel):
+    local = Registry()
+    here = RedisBridge(REDIS_URL, channel, target=local)
+    entry = {"sequence": 3, "body": "hi"}
+    local.wake_local(["agent:1"], {"agent:1": [entry]})
+    assert local.latest("agent:1") is None  # not subscribed yet: wake-ups may be missed
+    here.start()
+    try:
+        await asyncio.wait_for(subscribed(here), 10)
+        local.wake_local(["agent:1"], {"agent:1": [entry]})
+        assert local.latest("agent:1") == 3
+        admin = redis.Redis.from_url(REDIS_URL)
+        ours = [c["id"] for c in admin.client_list() if c["name"] == here.client_name]
+        admin.client_kill_filter(_id=ours[0])
+        admin.close()
+        await asyncio.wait_for(subscribed(here, 2), 10)
+        # Whatever was published while the subscription was down is unknown here.
+        assert local.latest("agent:1") is None
+    finally:
+        await here.stop()
+    assert local.latest("agent:1") is None

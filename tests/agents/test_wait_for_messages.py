@@ -1,4 +1,5 @@
 import asyncio
+import time
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -37,7 +38,7 @@ def send(sender, to, body, key):
 async def wait(profile, **arguments):
     return await wait_for_messages(
         profile_id=profile.pk,
-        load_profile=lambda: AgentProfile.objects.get(pk=profile.pk),
+        load_profile=lambda: (AgentProfile.objects.get(pk=profile.pk), None),
         **arguments,
     )
 
@@ -159,12 +160,13 @@ async def test_a_stale_profile_id_for_a_connection_is_corrected(alice, bob):
     from agents import services
 
     await send(alice, "bob-codex", "hello", "key-00001")
-    services._profile_ids["pat:test"] = alice.pk  # what a stale cache would say
+    # What a stale memory would say: the connection long-polled as alice.
+    services._known["pat:test"] = services.Known(alice.pk, 0, time.monotonic() + 60)
     page = await services.wait_for_connection(
         connection="pat:test",
-        load_profile=lambda: AgentProfile.objects.get(pk=bob.pk),
+        load_profile=lambda: (AgentProfile.objects.get(pk=bob.pk), None),
         timeout_s=0,
     )
     assert [m["body"] for m in page.messages] == ["hello"]
-    assert services._profile_ids["pat:test"] == bob.pk
+    assert services._known["pat:test"].profile_id == bob.pk
     assert wakeups.registry.count() == 0

@@ -1,0 +1,145 @@
+"""An idle re-poll parks without a database hop, and never at the price of a message: whatever
+the wake-ups cannot vouch for sends the poll back to the database."""
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from agents import services, wakeups
+from agents.models import AgentProfile
+from agents.wakeups import Registry
+
+from .test_wait_for_messages import in_thread, send
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+class Loader:
+    """load_profile for one profile, counting the database reads."""
+
+    def __init__(self, profile, access_ends_at=None):
+        self.pk = profile.pk
+        self.access_ends_at = access_ends_at
+        self.reads = 0
+
+    def __call__(self):
+        self.reads += 1
+        return AgentProfile.objects.get(pk=self.pk), self.access_ends_at
+
+
+async def poll(loader, **arguments):
+    return await services.wait_for_connection(
+        connection="pat:bob", load_profile=loader, **arguments
+    )
+
+
+async def test_an_idle_re_poll_does_not_read_the_database(bob):
+    loader = Loader(bob)
+    await poll(loader, timeout_s=0)
+    reads = loader.reads
+    page = await poll(loader, timeout_s=1)
+    assert page.as_dict() == {"messages": [], "next_after_sequence": 0, "has_more": False}
+    assert loader.reads == reads
+    assert wakeups.registry.count() == 0
+
+
+async def test_a_message_sent_between_two_polls_is_read(alice, bob):
+    loader = Loader(bob)
+    await poll(loader, timeout_s=0)
+    await send(alice, "bob-codex", "between polls", "key-00001")
+    page = await poll(loader, timeout_s=50)
+    assert [m["body"] for m in page.messages] == ["between polls"]
+    await services.record_page_delivered(page)
+    reads = loader.reads
+    # Delivered and recorded: the next poll is idle again.
+    assert (await poll(loader, timeout_s=1)).messages == []
+    assert loader.reads == reads
+
+
+async def test_a_wake_up_without_its_entries_sends_the_next_poll_to_the_database(
+    alice, bob, monkeypatch
+):
+    loader = Loader(bob)
+    await poll(loader, timeout_s=0)
+    # As from another process, when the entries were too large to travel with the wake-up.
+    notify = wakeups.notify
+    monkeypatch.setattr(wakeups, "notify", lambda keys, hints=None: notify(keys))
+    await send(alice, "bob-codex", "big", "key-00001")
+    page = await poll(loader, timeout_s=50)
+    assert [m["body"] for m in page.messages] == ["big"]
+
+
+async def test_without_reliable_wake_ups_every_poll_reads(bob, monkeypatch):
+    loader = Loader(bob)
+    await poll(loader, timeout_s=0)
+    monkeypatch.setattr(wakeups.registry, "is_reliable", lambda: False)
+    reads = loader.reads
+    await poll(loader, timeout_s=1)
+    assert loader.reads == reads + 1
+
+
+async def test_the_token_and_cursors_are_read_again_after_the_recheck_interval(bob, monkeypatch):
+    loader = Loader(bob)
+    monkeypatch.setattr(services, "IDLE_RECHECK_S", 0)
+    await poll(loader, timeout_s=0)
+    reads = loader.reads
+    await poll(loader, timeout_s=1)
+    assert loader.reads == reads + 1
+
+
+async def test_access_that_has_ended_is_never_trusted(bob):
+    loader = Loader(bob, access_ends_at=timezone.now() - timedelta(seconds=1))
+    await poll(loader, timeout_s=0)
+    reads = loader.reads
+    await poll(loader, timeout_s=1)
+    assert loader.reads == reads + 1
+
+
+async def test_revoking_the_token_ends_the_trust_at_once(bob):
+    from agents.models import AccessToken
+
+    loader = Loader(bob)
+    connection = bob.connection_key
+    await services.wait_for_connection(connection=connection, load_profile=loader, timeout_s=0)
+    token = await in_thread(AccessToken.objects.get)(pk=int(connection.removeprefix("pat:")))
+    await in_thread(services.revoke_access_token)(token=token)
+    reads = loader.reads
+    await services.wait_for_connection(connection=connection, load_profile=loader, timeout_s=1)
+    assert loader.reads == reads + 1
+
+
+async def test_a_moved_stored_cursor_is_followed(alice, bob):
+    loader = Loader(bob)
+    await send(alice, "bob-codex", "one", "key-00001")
+    first = await poll(loader, timeout_s=0)
+    assert [m["sequence"] for m in first.messages] == [1]
+    # Another process wrote the response and moved the stored cursor; this one did not see it.
+    await in_thread(services.record_delivered)(profile_id=bob.pk, sequence=1)
+    waiting = asyncio.create_task(poll(loader, timeout_s=50))
+    while wakeups.registry.count() < 1:
+        await asyncio.sleep(0.01)
+    await send(alice, "bob-codex", "two", "key-00002")
+    page = await asyncio.wait_for(waiting, 10)
+    assert [m["sequence"] for m in page.messages] == [2]
+
+
+def test_a_read_that_raced_a_wake_up_is_not_recorded():
+    registry = Registry()
+    before = registry.generation
+    registry.wake_local(["agent:1"])  # something happened that the read may not have seen
+    registry.confirm("agent:1", 5, before)
+    assert registry.latest("agent:1") is None
+    registry.confirm("agent:1", 5, registry.generation)
+    assert registry.latest("agent:1") == 5
+
+
+def test_hints_only_move_the_latest_sequence_forward():
+    registry = Registry()
+    registry.wake_local(["agent:1"], {"agent:1": [{"sequence": 7}, {"sequence": 6}]})
+    assert registry.latest("agent:1") == 7
+    registry.confirm("agent:1", 5, registry.generation)  # an older read arriving late
+    assert registry.latest("agent:1") == 7
+    registry.wake_all_local()  # a resubscription: wake-ups may have been missed
+    assert registry.latest("agent:1") is None
