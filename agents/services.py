@@ -733,13 +733,14 @@ async def wait_for_messages(
     Parks on the event loop: a future, not a thread. `profile_id` is the caller's profile as
     last known (the wake-up key, registered before anything is read); `load_profile` loads it
     in a database thread, and ProfileMoved is raised when it differs. With `connection`, an
-    idle re-poll may skip that read (see idle_state). `on_register(key)` tells a caller that
-    watches its client which key to wake when the client goes away. The caller writes the page
-    and then, only if the write completed, calls record_page_delivered.
+    idle re-poll may skip that read (see idle_state). A caller whose client may leave either
+    cancels the wait or wakes the key `on_register(key)` gave it, and `is_disconnected()` then
+    ends the wait. The caller writes the page and then, only if the write completed, calls
+    record_page_delivered.
     """
     loop = asyncio.get_running_loop()
     key = wakeups.agent_key(profile_id)
-    waiter = wakeups.registry.register([key], is_gone=is_disconnected)
+    waiter = wakeups.registry.register([key])
     if on_register is not None:
         on_register(key)
     try:

@@ -39,18 +39,11 @@ class Waiter:
     A timeout resolves the future with False instead of raising: an idle re-poll every 50 s
     from 20,000 agents must not leave exception and traceback cycles for the collector."""
 
-    __slots__ = ("keys", "loop", "is_gone", "hints", "_woken", "_future")
+    __slots__ = ("keys", "loop", "hints", "_woken", "_future")
 
-    def __init__(
-        self,
-        keys: tuple[str, ...],
-        loop: asyncio.AbstractEventLoop,
-        is_gone: Callable[[], bool] | None = None,
-    ):
+    def __init__(self, keys: tuple[str, ...], loop: asyncio.AbstractEventLoop):
         self.keys = keys
         self.loop = loop
-        # For callers that can only poll their client's state: the sweeper checks it.
-        self.is_gone = is_gone
         self.hints: list = []  # filled under the registry lock, taken with take_hints()
         self._woken = False
         self._future: asyncio.Future | None = None
@@ -93,7 +86,6 @@ class Registry:
     def __init__(self, *, on_register: Callable[[], None] | None = None):
         self._lock = threading.Lock()
         self._waiters: dict[str, set[Waiter]] = defaultdict(set)
-        self._watched: set[Waiter] = set()
         self._on_register = on_register
         # The latest inbox sequence per key, as this process knows it from its own reads and
         # from the hints wake-ups carry; a wake-up without hints makes its keys unknown again.
@@ -101,20 +93,19 @@ class Registry:
         self.generation = 0  # moves on every "unknown again", so a read never undoes one
         self.is_reliable: Callable[[], bool] = lambda: True
 
-    def register(self, keys: Iterable[str], *, is_gone: Callable[[], bool] | None = None) -> Waiter:
-        waiter = Waiter(tuple(keys), asyncio.get_running_loop(), is_gone)
+    def register(self, keys: Iterable[str]) -> Waiter:
+        """Park under `keys`. A caller whose client may leave wakes the waiter when it does
+        (wake_local): nothing here polls thousands of parked clients."""
+        waiter = Waiter(tuple(keys), asyncio.get_running_loop())
         with self._lock:
             for key in waiter.keys:
                 self._waiters[key].add(waiter)
-            if is_gone is not None:
-                self._watched.add(waiter)
         if self._on_register is not None:
             self._on_register()
         return waiter
 
     def unregister(self, waiter: Waiter) -> None:
         with self._lock:
-            self._watched.discard(waiter)
             for key in waiter.keys:
                 bucket = self._waiters.get(key)
                 if bucket is None:
@@ -184,40 +175,19 @@ class Registry:
             hints, waiter.hints = waiter.hints, []
         return hints
 
-    def wake_gone(self) -> int:
-        """Wake the waiters whose client went away, so they stop parking and unregister."""
-        with self._lock:
-            watched = list(self._watched)
-        gone = [waiter for waiter in watched if waiter.is_gone()]
-        for waiter in gone:
-            waiter.wake()
-        return len(gone)
-
     def count(self) -> int:
         with self._lock:
             return len({w for bucket in self._waiters.values() for w in bucket})
 
 
-# Every long-poll (agents' and Rooms') registers here; the first one starts the background tasks.
+# Every long-poll (agents' and Rooms') registers here; the first one starts the subscription.
 registry = Registry(on_register=lambda: ensure_started())
-
-SWEEP_INTERVAL_S = 1.0
-_sweeper: asyncio.Task | None = None
-
-
-async def _sweep_forever() -> None:
-    while True:
-        await asyncio.sleep(SWEEP_INTERVAL_S)
-        registry.wake_gone()
 
 
 def ensure_started() -> None:
-    """Start this process's background tasks on the running loop, once: the disconnect sweeper
-    and, with REDIS_URL, the Redis subscription. Runs at every registration (cheap when
-    started), so Room polls and agent waits alike start it."""
-    global _sweeper
-    if _sweeper is None or _sweeper.done() or _sweeper.get_loop().is_closed():
-        _sweeper = asyncio.get_running_loop().create_task(_sweep_forever())
+    """With REDIS_URL, start this process's Redis subscription on the running loop, once.
+    Runs at every registration (cheap when started), so Room polls and agent waits alike
+    start it."""
     if bridge is not None:
         bridge.start()
 

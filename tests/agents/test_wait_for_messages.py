@@ -135,11 +135,13 @@ async def test_a_repeated_zero_timeout_waits_instead_of_spinning(alice, bob):
 
 
 async def test_a_waiter_whose_client_left_unparks_and_leaves_nothing_behind(bob):
-    gone = False
-    waiting = asyncio.create_task(wait(bob, timeout_s=50, is_disconnected=lambda: gone))
+    gone, keys = False, []
+    waiting = asyncio.create_task(
+        wait(bob, timeout_s=50, is_disconnected=lambda: gone, on_register=keys.append)
+    )
     await parked()
     gone = True
-    wakeups.registry.wake_gone()  # what the per-process sweeper does every second
+    wakeups.registry.wake_local(keys)  # what the REST route does when its client leaves
     page = await asyncio.wait_for(waiting, 10)
     assert page.client_gone
     assert wakeups.registry.count() == 0
