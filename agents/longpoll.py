@@ -10,6 +10,7 @@ only after the response was handed to the server completely.
 import asyncio
 import json
 from datetime import datetime
+from functools import partial
 from urllib.parse import parse_qsl
 
 from pydantic import ValidationError
@@ -52,12 +53,9 @@ async def handle(scope, receive, send) -> None:
         del args  # a parked request keeps as little alive as it can
         page = await services.wait_for_connection(
             connection=hash_token(raw),
-            load_profile=lambda: authorize(raw),
+            load_profile=partial(authorize, raw),
             is_disconnected=client.is_disconnected,
-            # The parked wait wakes, sees is_disconnected() and ends at once.
-            on_register=lambda key: client.on_disconnect(
-                lambda: wakeups.registry.wake_local([key])
-            ),
+            on_register=partial(wake_when_gone, client),
             **arguments,
         )
     except DomainError as exc:
@@ -75,6 +73,11 @@ async def handle(scope, receive, send) -> None:
     client.stop()
     if written:
         await services.record_page_delivered(page)
+
+
+def wake_when_gone(client: DisconnectWatcher, key: str) -> None:
+    # The parked wait wakes, sees is_disconnected() and ends at once.
+    client.on_disconnect(partial(wakeups.registry.wake_local, (key,)))
 
 
 def parse_query(scope) -> WaitIn:

@@ -523,7 +523,7 @@ BUSY_LOOP_NOTE = (
 _zero_polls: dict[int, tuple[int, float]] = {}
 
 
-@dataclass
+@dataclass(slots=True)
 class InboxPage:
     messages: list[dict]
     next_after_sequence: int
@@ -641,7 +641,7 @@ class ProfileMoved(Exception):
 ProfileLoader = Callable[[], tuple[AgentProfile, datetime | None]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class InboxState:
     """What the first read of a wait found; plain numbers, so a parked wait keeps no model
     instance alive."""

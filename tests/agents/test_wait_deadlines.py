@@ -1,0 +1,40 @@
+"""Parked waits end on time through one shared loop timer (agents.wakeups.Deadlines)."""
+
+import asyncio
+
+from agents.wakeups import Deadlines, Registry
+
+
+async def test_waits_end_in_the_order_of_their_timeouts():
+    registry = Registry()
+    loop = asyncio.get_running_loop()
+    waiters = [registry.register([f"agent:{n}"]) for n in range(3)]
+    ended = []
+
+    async def wait(n, timeout):
+        assert await waiters[n].wait(timeout) is False
+        ended.append((n, loop.time()))
+
+    await asyncio.gather(wait(0, 0.3), wait(1, 0.1), wait(2, 0.2))
+    assert [n for n, _at in ended] == [1, 2, 0]
+    assert loop not in Deadlines._by_loop  # nothing due: no reference to the loop kept
+
+
+async def test_a_woken_wait_returns_true_and_the_timer_leaves_it_alone():
+    registry = Registry()
+    waiter = registry.register(["agent:1"])
+    parked = asyncio.ensure_future(waiter.wait(0.2))
+    await asyncio.sleep(0)
+    registry.wake_local(["agent:1"])
+    assert await parked is True
+    await asyncio.sleep(0.3)  # the deadline passes over a future that is done
+    assert waiter.is_woken  # the last wait ended by a wake-up
+
+
+async def test_a_wake_up_between_waits_is_kept_for_the_next_one():
+    registry = Registry()
+    waiter = registry.register(["agent:1"])
+    assert await waiter.wait(0) is False
+    registry.wake_local(["agent:1"])
+    await asyncio.sleep(0.01)  # wake() hands over to the loop
+    assert await waiter.wait(50) is True
