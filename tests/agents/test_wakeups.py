@@ -1,7 +1,9 @@
-"""Parked waits end on time through one shared loop timer (agents.wakeups.Deadlines)."""
+"""In-process wake-ups: parked waits end on time through one shared loop timer
+(agents.wakeups.Deadlines), and a sender's thread lets woken waiters answer first."""
 
 import asyncio
 
+from agents import wakeups
 from agents.wakeups import Deadlines, Registry
 
 
@@ -38,3 +40,20 @@ async def test_a_wake_up_between_waits_is_kept_for_the_next_one():
     registry.wake_local(["agent:1"])
     await asyncio.sleep(0.01)  # wake() hands over to the loop
     assert await waiter.wait(50) is True
+
+
+async def test_a_worker_thread_that_woke_waiters_steps_aside_and_the_loop_never_does(
+    monkeypatch,
+):
+    pauses = []
+    monkeypatch.setattr(wakeups.time, "sleep", pauses.append)
+    waiter = wakeups.registry.register(["agent:42"])
+    try:
+        await asyncio.to_thread(wakeups.notify, ["agent:42"])  # a send's worker thread
+        assert pauses == [wakeups.GIL_HANDOFF_S]
+        assert await waiter.wait(10) is True
+        wakeups.notify(["agent:42"])  # on the event loop: sleeping would stall every request
+        await asyncio.to_thread(wakeups.notify, ["agent:7"])  # woke nobody here
+        assert pauses == [wakeups.GIL_HANDOFF_S]
+    finally:
+        wakeups.registry.unregister(waiter)
