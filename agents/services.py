@@ -674,7 +674,7 @@ def open_inbox(
     return state, read_inbox(profile_id=profile.pk, after_sequence=cursor, limit=limit)
 
 
-# An idle re-poll (nothing new since the last call) should cost a registration and a timer,
+# An idle re-poll (nothing new since the last call) should cost a registration and a future,
 # not a database hop: 20,000 agents re-polling every 50 s would otherwise keep a core busy with
 # token checks that all say the same. So each process remembers, per connection, what its last
 # read found (Known); a re-poll whose cursor equals the latest sequence the wake-ups vouch for
