@@ -312,10 +312,21 @@ class RedisBridge:
         self._sync_client = None
         self._lock = threading.Lock()
         self.subscribed = 0  # how many times a subscription became active (for tests, logs)
-        self.is_live = False  # subscribed now: no wake-up from another process is being missed
+        self._subscribed_now = False
         # What the registry knows from wake-ups counts only while none can be missed.
         target.is_reliable = lambda: self.is_live
         self.client_name = f"osfoundry-wakeups-{self.origin[:12].decode()}"
+
+    @property
+    def is_live(self) -> bool:
+        """Subscribed now, on a running loop: no wake-up from another process is being missed."""
+        task = self._task
+        return (
+            self._subscribed_now
+            and task is not None
+            and not task.done()
+            and not task.get_loop().is_closed()
+        )
 
     # Publishing: notify() runs in whichever thread committed, usually a sync worker thread.
     def publish(self, keys: list[str], hints: dict[str, list] | None = None) -> None:
@@ -384,7 +395,7 @@ class RedisBridge:
                     kind = message["type"]
                     if kind == "subscribe":
                         self.subscribed += 1
-                        self.is_live = True
+                        self._subscribed_now = True
                         backoff = 0.1
                         self.target.wake_all_local()
                     elif kind == "message":
@@ -394,7 +405,7 @@ class RedisBridge:
             except Exception:
                 logger.warning("wake-up subscription lost; reconnecting", exc_info=True)
             finally:
-                self.is_live = False
+                self._subscribed_now = False
                 self.target.forget_all()
                 with contextlib.suppress(Exception):
                     await client.aclose()

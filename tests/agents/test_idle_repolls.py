@@ -16,6 +16,18 @@ from .test_wait_for_messages import in_thread, send
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture(autouse=True)
+async def _wake_ups_live():
+    """With REDIS_URL, wake-ups vouch for nothing until this process's subscription is up (and
+    it forgets everything when it comes up): wait for it, as a running server has."""
+    if wakeups.bridge is None:
+        return
+    wakeups.ensure_started()
+    async with asyncio.timeout(10):
+        while not wakeups.bridge.is_live:
+            await asyncio.sleep(0.01)
+
+
 class Loader:
     """load_profile for one profile, counting the database reads."""
 
