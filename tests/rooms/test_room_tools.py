@@ -4,6 +4,8 @@ import asyncio
 import threading
 import time
 
+from django.db import connection
+
 from agents import wakeups
 from rooms import services
 from rooms.models import Proposal, Room
@@ -189,7 +191,10 @@ def test_parked_poll_wakes_when_the_owner_approves(asgi_server, room, agent, tok
         deadline = time.monotonic() + 20
         while wakeups.registry.count() == 0 and time.monotonic() < deadline:
             time.sleep(0.01)
-        services.approve_proposal(owner=room.owner, proposal_id=proposal.pk)
+        try:
+            services.approve_proposal(owner=room.owner, proposal_id=proposal.pk)
+        finally:
+            connection.close()  # else it outlives the run and the test database stays in use
 
     approver = threading.Thread(target=approve_once_parked)
     approver.start()
