@@ -26,6 +26,15 @@ async def subscribed(bridge, times=1):
         await asyncio.sleep(0.01)
 
 
+def kill_subscription(bridge):
+    """What a Redis restart or a network cut does to the process's one subscription."""
+    admin = redis.Redis.from_url(REDIS_URL)
+    ours = [c["id"] for c in admin.client_list() if c["name"] == bridge.client_name]
+    assert len(ours) == 1  # one subscription for the whole process
+    admin.client_kill_filter(_id=ours[0])
+    admin.close()
+
+
 async def test_keys_from_another_process_wake_only_their_waiters(channel):
     local = Registry()
     here = RedisBridge(REDIS_URL, channel, target=local)
@@ -66,11 +75,7 @@ async def test_a_resubscription_wakes_every_local_waiter_to_re_read(channel):
     try:
         await asyncio.wait_for(subscribed(here), 10)
         waiter = local.register(["agent:1"])
-        admin = redis.Redis.from_url(REDIS_URL)
-        ours = [c["id"] for c in admin.client_list() if c["name"] == here.client_name]
-        assert len(ours) == 1  # one subscription for the whole process
-        admin.client_kill_filter(_id=ours[0])
-        admin.close()
+        kill_subscription(here)
         await asyncio.wait_for(subscribed(here, 2), 10)
         assert await waiter.wait(10)
     finally:
@@ -104,10 +109,7 @@ async def test_what_wake_ups_vouch_for_counts_only_while_subscribed(channel):
         await asyncio.wait_for(subscribed(here), 10)
         local.wake_local(["agent:1"], {"agent:1": [entry]})
         assert local.latest("agent:1") == 3
-        admin = redis.Redis.from_url(REDIS_URL)
-        ours = [c["id"] for c in admin.client_list() if c["name"] == here.client_name]
-        admin.client_kill_filter(_id=ours[0])
-        admin.close()
+        kill_subscription(here)
         await asyncio.wait_for(subscribed(here, 2), 10)
         # Whatever was published while the subscription was down is unknown here.
         assert local.latest("agent:1") is None
