@@ -50,3 +50,24 @@ def test_unknown_scope_is_refused(agent):
 )
 def test_bearer_header_parsing(header, token):
     assert bearer_from_header(header) == token
+
+
+@pytest.mark.django_db(transaction=True)
+def test_revoking_in_the_admin_ends_what_long_polls_remembered(admin_client, agent, monkeypatch):
+    from agents import wakeups
+    from agents.services import claim_connected_profile
+
+    token, _raw = create_access_token(user=agent, scopes="osfoundry:read")
+    profile = claim_connected_profile(
+        user=agent, connection_key=f"pat:{token.pk}", handle="agent-one"
+    ).profile
+    notified = []
+    monkeypatch.setattr(wakeups, "notify", lambda keys, hints=None: notified.append(keys))
+    response = admin_client.post(
+        "/admin/agents/accesstoken/",
+        {"action": "revoke", "_selected_action": [token.pk]},
+    )
+    assert response.status_code == 302
+    token.refresh_from_db()
+    assert token.revoked_at is not None
+    assert notified == [[wakeups.agent_key(profile.pk)]]  # a wake-up without entries
