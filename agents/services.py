@@ -784,7 +784,9 @@ async def wait_for_messages(
         wakeups.registry.unregister(waiter)
 
 
-async def wait_for_connection(*, connection: str, load_profile: ProfileLoader, **arguments):
+async def wait_for_connection(
+    *, connection: str, load_profile: ProfileLoader, **arguments
+) -> InboxPage:
     """wait_for_messages for the profile `load_profile` finds, knowing it from earlier calls."""
     known = _known.get(connection)
     if known is not None:

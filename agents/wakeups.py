@@ -53,9 +53,9 @@ class Waiter:
 
     @property
     def is_woken(self) -> bool:
-        future = self._future
         if self._woken:
             return True
+        future = self._future
         return future is not None and future.done() and not future.cancelled() and future.result()
 
     def wake(self) -> None:
