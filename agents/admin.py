@@ -1,7 +1,18 @@
+from django import forms
 from django.contrib import admin, messages
 
-from . import services
+from osfoundry.errors import DomainError
+
+from . import services, tokens
 from .models import AccessToken, AgentProfile, Channel, Message
+
+
+class AccessTokenForm(forms.ModelForm):
+    def clean_scopes(self):
+        try:
+            return tokens.parse_scopes(self.cleaned_data["scopes"])
+        except DomainError as error:
+            raise forms.ValidationError(error.message) from None
 
 
 @admin.register(AccessToken)
@@ -24,6 +35,7 @@ class AccessTokenAdmin(admin.ModelAdmin):
     fields = ["user", "name", "scopes", "prefix", "expires_at", "revoked_at", "created_at"]
     autocomplete_fields = ["user"]
     actions = ["revoke"]
+    form = AccessTokenForm
 
     def has_add_permission(self, request):
         # The secret is shown once: create tokens with `manage.py create_token`.
@@ -35,15 +47,13 @@ class AccessTokenAdmin(admin.ModelAdmin):
 
     @admin.action(description="Revoke selected tokens")
     def revoke(self, request, queryset):
-        tokens = list(queryset.filter(revoked_at__isnull=True))
-        for token in tokens:
-            services.revoke_access_token(token=token)
-        self.message_user(request, f"Revoked {len(tokens)} token(s).", messages.SUCCESS)
+        active = list(queryset.filter(revoked_at__isnull=True))
+        for token in active:
+            tokens.revoke_access_token(token=token)
+        self.message_user(request, f"Revoked {len(active)} token(s).", messages.SUCCESS)
 
     def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        if change and {"revoked_at", "expires_at"} & set(form.changed_data):
-            services.access_token_changed(token=obj)
+        tokens.save_access_token(token=obj, changed=form.changed_data)
 
 
 @admin.register(AgentProfile)
@@ -54,12 +64,31 @@ class AgentProfileAdmin(admin.ModelAdmin):
     readonly_fields = ["connection_key", "last_inbox_sequence", "last_delivered_sequence"]
 
 
+class ChannelForm(forms.ModelForm):
+    def clean(self):
+        cleaned = super().clean()
+        project, members = cleaned.get("project"), cleaned.get("members")
+        if project is not None and members is not None:
+            try:
+                services.check_channel_members(project=project, profiles=members)
+            except DomainError as error:
+                self.add_error("members", error.message)
+        return cleaned
+
+
 @admin.register(Channel)
 class ChannelAdmin(admin.ModelAdmin):
     list_display = ["name", "project", "created_at"]
     list_filter = ["project"]
     search_fields = ["name"]
     filter_horizontal = ["members"]
+    form = ChannelForm
+
+    def save_related(self, request, form, formsets, change):
+        # Members only through the service that holds their rule.
+        services.set_channel_members(channel=form.instance, profiles=form.cleaned_data["members"])
+        for formset in formsets:
+            self.save_formset(request, form, formset, change=change)
 
 
 @admin.register(Message)

@@ -1,19 +1,19 @@
 """REST mirrors of the agent network's tools. The long-poll (GET /agents/messages/wait) is not
 here: it is served before Django by agents/longpoll.py, so a parked request costs no thread."""
 
-from django.http import HttpResponse
-from ninja import Router
+from ninja import Router, Status
 
 from osfoundry.api_auth import bearer, principal_with
 from osfoundry.auth import WRITE
 
-from . import services
+from . import sending, services
+from .models import AgentProfile
 from .schemas import AgentMessageIn, ChannelMessageIn, ClaimProfileIn
 
 router = Router(tags=["agents"], auth=bearer)
 
 
-def connected_profile(request):
+def connected_profile(request) -> AgentProfile:
     principal = principal_with(request, WRITE)
     return services.get_connected_profile(connection_key=principal.token_key)
 
@@ -28,19 +28,19 @@ def claim_profile(request, payload: ClaimProfileIn):
     result = services.claim_connected_profile(
         user=principal.user, connection_key=principal.token_key, handle=payload.handle
     )
-    return (201 if result.created else 200), services.profile_result(result)
+    return Status(201 if result.created else 200, result.as_dict())
 
 
 @router.post("/agents/messages", summary="Send a direct message", response={200: dict, 201: dict})
-def send_agent_message(request, payload: AgentMessageIn, response: HttpResponse):
-    result = services.send_agent_message(
+def send_agent_message(request, payload: AgentMessageIn):
+    result = sending.send_agent_message(
         sender=connected_profile(request),
         to=payload.to,
         body=payload.body,
         thread_root_id=payload.thread_root_id,
         idempotency_key=payload.idempotency_key,
     )
-    return sent(result, response)
+    return sent(result)
 
 
 @router.post(
@@ -48,8 +48,8 @@ def send_agent_message(request, payload: AgentMessageIn, response: HttpResponse)
     summary="Post to a channel (by id or name)",
     response={200: dict, 201: dict},
 )
-def send_channel_message(request, channel: str, payload: ChannelMessageIn, response: HttpResponse):
-    result = services.send_channel_message(
+def send_channel_message(request, channel: str, payload: ChannelMessageIn):
+    result = sending.send_channel_message(
         sender=connected_profile(request),
         channel=channel,
         to=payload.to,
@@ -57,12 +57,8 @@ def send_channel_message(request, channel: str, payload: ChannelMessageIn, respo
         thread_root_id=payload.thread_root_id,
         idempotency_key=payload.idempotency_key,
     )
-    return sent(result, response)
+    return sent(result)
 
 
-def sent(result: services.SendResult, response: HttpResponse):
-    if result.stored_at is not None:
-        # When the message was committed (seconds since the epoch): delivery latency is
-        # measured from here (bench/longpoll.py).
-        response.headers["X-Stored-At"] = f"{result.stored_at:.6f}"
-    return (200 if result.replay else 201), result.as_dict()
+def sent(result: sending.SendResult) -> Status:
+    return Status(200 if result.replay else 201, result.as_dict())

@@ -8,28 +8,24 @@ only after the response was handed to the server completely.
 """
 
 import asyncio
-import json
 from datetime import datetime
 from functools import partial
 from urllib.parse import parse_qsl
 
 from pydantic import ValidationError
 
-from osfoundry.auth import (
-    READ,
-    InsufficientScope,
-    Unauthenticated,
-    authenticate_bearer,
-    bearer_from_header,
-    hash_token,
-)
+from osfoundry.auth import READ, Unauthenticated, authenticate_bearer, bearer_from_header
 from osfoundry.disconnect import DisconnectWatcher
-from osfoundry.errors import DomainError, Invalid, describe_validation_error
+from osfoundry.errors import DomainError, Forbidden, Invalid, describe_validation_error
+from osfoundry.http import Request, challenge_for, host_problem, send_json
 
-from . import services, wakeups
+from . import inbox, services
+from .models import AgentProfile
 from .schemas import WaitIn
+from .tokens import hash_token
 
 PATH = "/api/v1/agents/messages/wait"
+MISSING_TOKEN = "A valid bearer token is required: send Authorization: Bearer <token>"
 
 
 def matches(scope) -> bool:
@@ -40,30 +36,33 @@ async def handle(scope, receive, send) -> None:
     client = DisconnectWatcher(receive)
     try:
         if scope["method"] not in ("GET", "HEAD"):
-            await reply(send, 405, error("method_not_allowed", "Use GET"), [(b"allow", b"GET")])
+            error = Invalid("Use GET", code="method_not_allowed")
+            await reply(send, 405, {"error": error.as_dict()}, [(b"allow", b"GET")])
             return
+        request = Request(scope)
+        if problem := host_problem(request):
+            raise Forbidden(problem, code="bad_host")
         args = parse_query(scope)
-        raw = bearer_from_header(
-            dict(scope.get("headers") or []).get(b"authorization", b"").decode("latin-1")
-        )
+        raw = bearer_from_header(request.headers.get("authorization"))
         if raw is None:
             raise Unauthenticated(MISSING_TOKEN)
         client.start()
         arguments = args.model_dump()
         del args  # a parked request keeps as little alive as it can
-        page = await services.wait_for_connection(
+        page, receipt = await inbox.wait_for_messages(
             connection=hash_token(raw),
             load_profile=partial(authorize, raw),
-            is_disconnected=client.is_disconnected,
-            on_register=partial(wake_when_gone, client),
+            client=client,
             **arguments,
         )
     except DomainError as exc:
         client.stop()
-        await reply(send, exc.http_status, {"error": exc.as_dict()}, auth_headers(exc))
+        challenge = challenge_for(exc)
+        headers = [(b"www-authenticate", challenge.encode())] if challenge else []
+        await reply(send, exc.http_status, {"error": exc.as_dict()}, headers)
         return
     await asyncio.sleep(0)  # let a disconnect that already happened be noticed first
-    if client.disconnected or page.client_gone:
+    if client.disconnected:
         client.stop()
         return
     await reply(send, 200, page.as_dict())
@@ -72,12 +71,7 @@ async def handle(scope, receive, send) -> None:
     written = not client.disconnected
     client.stop()
     if written:
-        await services.record_page_delivered(page)
-
-
-def wake_when_gone(client: DisconnectWatcher, key: str) -> None:
-    # The parked wait wakes, sees is_disconnected() and ends at once.
-    client.on_disconnect(partial(wakeups.registry.wake_local, (key,)))
+        await inbox.confirm_delivery(receipt)
 
 
 def parse_query(scope) -> WaitIn:
@@ -93,10 +87,7 @@ def parse_query(scope) -> WaitIn:
         raise describe_validation_error(exc, allowed=list(WaitIn.model_fields)) from None
 
 
-MISSING_TOKEN = "A valid bearer token is required: send Authorization: Bearer <token>"
-
-
-def authorize(raw: str) -> tuple[services.AgentProfile, datetime | None]:
+def authorize(raw: str) -> tuple[AgentProfile, datetime | None]:
     principal = authenticate_bearer(raw)
     if principal is None:
         raise Unauthenticated(MISSING_TOKEN)
@@ -105,32 +96,5 @@ def authorize(raw: str) -> tuple[services.AgentProfile, datetime | None]:
     return profile, principal.expires_at
 
 
-def error(code: str, message: str) -> dict:
-    return {"error": {"code": code, "message": message}}
-
-
-def auth_headers(exc: DomainError) -> list:
-    if isinstance(exc, InsufficientScope):
-        value = f'Bearer error="insufficient_scope", scope="{exc.scope}"'
-    elif exc.http_status == 401:
-        value = 'Bearer error="invalid_token"'
-    else:
-        return []
-    return [(b"www-authenticate", value.encode())]
-
-
 async def reply(send, status: int, data: dict, headers: list | None = None) -> None:
-    body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"cache-control", b"no-store"),
-                *(headers or []),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    await send_json(send, status, data, [(b"cache-control", b"no-store"), *(headers or [])])

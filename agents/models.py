@@ -4,6 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from osfoundry.idempotency import IdempotencyKey
+
 
 class AccessTokenQuerySet(models.QuerySet):
     def active(self):
@@ -15,8 +17,6 @@ class AccessTokenQuerySet(models.QuerySet):
 
 class AccessToken(models.Model):
     """A personal access token for an agent or a script. Only its sha256 is stored."""
-
-    SCOPES = ("osfoundry:read", "osfoundry:write")
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="access_tokens"
@@ -154,17 +154,34 @@ class InboxEntry(models.Model):
     def __str__(self):
         return f"{self.recipient} #{self.sequence}"
 
+    def as_dict(self) -> dict:
+        """The entry as wait_for_messages returns it (reads message.sender and .channel)."""
+        message = self.message
+        data = {
+            "sequence": self.sequence,
+            "message_id": str(message.pk),
+            "from": message.sender.handle,
+            "via": self.via,
+            "to": message.to_handles,
+            "body": message.body,
+            "thread_root_id": str(message.thread_root_id or message.pk),
+            "created_at": message.created_at.isoformat(),
+        }
+        if message.channel_id:
+            data["channel"] = {"id": str(message.channel_id), "name": message.channel.name}
+        if self.starts_run:
+            data["started"] = True
+        return data
 
-class MessageKey(models.Model):
+
+class MessageKey(IdempotencyKey):
     """An idempotency key a sender used for one send operation; the constraint makes
     concurrent retries collapse into one message. Kept IDEMPOTENCY_KEY_DAYS."""
 
+    target = "message"
+
     sender = models.ForeignKey(AgentProfile, on_delete=models.CASCADE, related_name="+")
-    operation = models.CharField(max_length=40)
-    key = models.CharField(max_length=128)
-    request_hash = models.CharField(max_length=64)
     message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="keys")
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
@@ -172,6 +189,3 @@ class MessageKey(models.Model):
                 fields=["sender", "operation", "key"], name="message_key_unique_per_sender"
             )
         ]
-
-    def __str__(self):
-        return f"{self.operation}:{self.key}"

@@ -1,36 +1,48 @@
-"""Input models shared by the REST API and the MCP tools: one definition of each call's shape."""
+"""Input models shared by the REST API and the MCP tools: one definition of each call's shape.
+The MCP tools publish these models' JSON schemas (osfoundry/mcp/tooling.published_schema)."""
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
 
+from pydantic import Field
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+from osfoundry.idempotency import IdempotencyKeyArg
+from osfoundry.schemas import MAX_PAGE, MAX_WAIT_S, PageLimit, Sequence, Strict, WaitSeconds
+
+from .sending import MAX_BODY_CHARS
+from .services import HANDLE_PATTERN
+
+Body = Annotated[str, Field(max_length=MAX_BODY_CHARS)]
 
 
 class ClaimProfileIn(Strict):
-    # The handle rules live in services.handle_problem, whose errors say how to fix each case.
-    handle: str
+    # Published with its pattern; validated by services.handle_problem, whose errors say how to
+    # fix each case ("use lowercase only, e.g. 'bob'") where a pattern error could not.
+    handle: str = Field(json_schema_extra={"pattern": HANDLE_PATTERN})
 
 
 class AgentMessageIn(Strict):
     to: str
-    body: str = Field(max_length=20_000)
+    body: Body
     thread_root_id: str | None = None
-    idempotency_key: str = Field(min_length=8, max_length=128)
+    idempotency_key: IdempotencyKeyArg
 
 
 class ChannelMessageIn(Strict):
-    body: str = Field(max_length=20_000)
+    body: Body
     to: str = ""
     thread_root_id: str | None = None
-    idempotency_key: str = Field(min_length=8, max_length=128)
+    idempotency_key: IdempotencyKeyArg
 
 
-class ChannelMessageToolIn(ChannelMessageIn):
+class ChannelMessageToolIn(Strict):
     channel: str
+    body: Body
+    to: str = ""
+    thread_root_id: str | None = None
+    idempotency_key: IdempotencyKeyArg
 
 
 class WaitIn(Strict):
-    after_sequence: int | None = Field(default=None, ge=0)
-    timeout_s: int = Field(default=50, ge=0, le=50)
-    limit: int = Field(default=50, ge=1, le=50)
+    after_sequence: Sequence | None = None
+    timeout_s: WaitSeconds = MAX_WAIT_S
+    limit: PageLimit = MAX_PAGE

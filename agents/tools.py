@@ -1,22 +1,11 @@
-"""The agent network's MCP tools. Schemas are published exactly as written here (SPEC §6–7)."""
+"""The agent network's MCP tools (SPEC §6–7). Each publishes its argument model's schema."""
 
 from osfoundry.auth import READ, WRITE
 from osfoundry.mcp.tooling import CallContext, Tool
 
-from . import services
+from . import inbox, sending, services
+from .models import AgentProfile
 from .schemas import AgentMessageIn, ChannelMessageToolIn, ClaimProfileIn, WaitIn
-
-KEY = {"type": "string", "minLength": 8, "maxLength": 128}
-BODY = {"type": "string", "maxLength": 20000}
-
-
-def schema(properties: dict, required: list[str]) -> dict:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-    }
 
 
 def hints(*, read_only: bool, open_world: bool) -> dict:
@@ -26,7 +15,7 @@ def hints(*, read_only: bool, open_world: bool) -> dict:
     return {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": open_world}
 
 
-def profile(ctx: CallContext):
+def profile(ctx: CallContext) -> AgentProfile:
     return services.get_connected_profile(connection_key=ctx.principal.token_key)
 
 
@@ -34,11 +23,11 @@ def claim(ctx: CallContext, args: ClaimProfileIn) -> dict:
     result = services.claim_connected_profile(
         user=ctx.principal.user, connection_key=ctx.principal.token_key, handle=args.handle
     )
-    return services.profile_result(result)
+    return result.as_dict()
 
 
 def send_direct(ctx: CallContext, args: AgentMessageIn) -> dict:
-    return services.send_agent_message(
+    return sending.send_agent_message(
         sender=profile(ctx),
         to=args.to,
         body=args.body,
@@ -48,7 +37,7 @@ def send_direct(ctx: CallContext, args: AgentMessageIn) -> dict:
 
 
 def send_channel(ctx: CallContext, args: ChannelMessageToolIn) -> dict:
-    return services.send_channel_message(
+    return sending.send_channel_message(
         sender=profile(ctx),
         channel=args.channel,
         to=args.to,
@@ -59,18 +48,18 @@ def send_channel(ctx: CallContext, args: ChannelMessageToolIn) -> dict:
 
 
 async def wait(ctx: CallContext, args: WaitIn) -> dict:
-    page = await services.wait_for_connection(
+    # No disconnect watch here: the protocol cancels a parked tool call when its client leaves.
+    page, receipt = await inbox.wait_for_messages(
         connection=ctx.principal.token_key,
         load_profile=lambda: (profile(ctx), ctx.principal.expires_at),
         after_sequence=args.after_sequence,
         timeout_s=args.timeout_s,
         limit=args.limit,
-        is_disconnected=ctx.is_disconnected,
     )
-    if page.advances and not page.client_gone:
+    if receipt is not None:
         # Runs only once the response is fully written: the stored cursor never skips ahead
         # of what the client actually got.
-        ctx.after_response(lambda: services.record_page_delivered(page))
+        ctx.after_response(lambda: inbox.confirm_delivery(receipt))
     return page.as_dict()
 
 
@@ -82,9 +71,6 @@ TOOLS = [
             "everyone, here, channel. Others reach you as @handle."
         ),
         arguments=ClaimProfileIn,
-        input_schema=schema(
-            {"handle": {"type": "string", "pattern": services.HANDLE_PATTERN}}, ["handle"]
-        ),
         scope=WRITE,
         annotations=hints(read_only=False, open_world=False),
         handler=claim,
@@ -96,15 +82,6 @@ TOOLS = [
             "was skipped and why. Reuse idempotency_key on retries."
         ),
         arguments=AgentMessageIn,
-        input_schema=schema(
-            {
-                "to": {"type": "string"},
-                "body": BODY,
-                "thread_root_id": {"type": "string"},
-                "idempotency_key": KEY,
-            },
-            ["to", "body", "idempotency_key"],
-        ),
         scope=WRITE,
         annotations=hints(read_only=False, open_world=True),
         handler=send_direct,
@@ -116,16 +93,6 @@ TOOLS = [
             "wakes nobody: it only shows in their wait_for_messages."
         ),
         arguments=ChannelMessageToolIn,
-        input_schema=schema(
-            {
-                "channel": {"type": "string"},
-                "body": BODY,
-                "to": {"type": "string"},
-                "thread_root_id": {"type": "string"},
-                "idempotency_key": KEY,
-            },
-            ["channel", "body", "idempotency_key"],
-        ),
         scope=WRITE,
         annotations=hints(read_only=False, open_world=True),
         handler=send_channel,
@@ -138,14 +105,6 @@ TOOLS = [
             "it, it resumes where the last call stopped."
         ),
         arguments=WaitIn,
-        input_schema=schema(
-            {
-                "after_sequence": {"type": "integer", "minimum": 0},
-                "timeout_s": {"type": "integer", "minimum": 0, "maximum": 50},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 50},
-            },
-            [],
-        ),
         scope=READ,
         annotations=hints(read_only=True, open_world=False),
         handler=wait,

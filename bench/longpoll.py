@@ -220,7 +220,7 @@ def populate(args):
     from django.utils import timezone
 
     from agents.models import AccessToken, AgentProfile
-    from osfoundry.auth import PAT_PREFIX, hash_token
+    from agents.tokens import PAT_PREFIX, hash_token
 
     owner, _ = get_user_model().objects.get_or_create(username="bench")
     AccessToken.objects.filter(user=owner).delete()

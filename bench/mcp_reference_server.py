@@ -27,9 +27,10 @@ def create_app():
     from mcp.server.lowlevel import Server
 
     from osfoundry.auth import authenticate_bearer, bearer_from_header
+    from osfoundry.dbthreads import run_sync
     from osfoundry.errors import DomainError
     from osfoundry.mcp.protocol import PATH, collect_tools, describe_tool
-    from osfoundry.mcp.tooling import CallContext, run_sync
+    from osfoundry.mcp.tooling import CallContext
 
     ours = {tool.name: tool for tool in collect_tools()}
     tools = [

@@ -9,8 +9,9 @@ from pydantic import BaseModel
 from agents.api import router as agents_router
 from rooms.api import router as rooms_router
 
-from .auth import InsufficientScope
+from .auth import Unauthenticated
 from .errors import DomainError, describe_validation_error
+from .http import challenge_for
 
 
 class API(NinjaAPI):
@@ -55,24 +56,16 @@ def error_response(request, status: int, body: dict, headers: dict | None = None
 
 @api.exception_handler(DomainError)
 def domain_error(request, exc: DomainError):
-    headers = {}
-    if isinstance(exc, InsufficientScope):
-        headers["WWW-Authenticate"] = f'Bearer error="insufficient_scope", scope="{exc.scope}"'
-    elif exc.http_status == 401:
-        headers["WWW-Authenticate"] = 'Bearer error="invalid_token"'
+    challenge = challenge_for(exc)
+    headers = {"WWW-Authenticate": challenge} if challenge else {}
     return error_response(request, exc.http_status, exc.as_dict(), headers)
 
 
 @api.exception_handler(AuthenticationError)
 def unauthenticated(request, exc):
-    return error_response(
+    return domain_error(
         request,
-        401,
-        {
-            "code": "invalid_token",
-            "message": "A valid bearer token is required: send Authorization: Bearer <token>",
-        },
-        {"WWW-Authenticate": 'Bearer error="invalid_token"'},
+        Unauthenticated("A valid bearer token is required: send Authorization: Bearer <token>"),
     )
 
 

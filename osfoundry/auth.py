@@ -1,22 +1,29 @@
 """Bearer tokens: the one place that turns an Authorization header into a principal.
 
-Personal access tokens (agents.AccessToken) are validated here; OAuth access tokens issued by the
-authorization server are validated here too, so every interface (REST, MCP, websocket) shares
-one path and one set of scope rules.
+Every interface (REST, MCP, the long-poll, the websocket feed) calls `authenticate_bearer`, so
+they share one path and one set of scope rules. The token kinds are backends named in
+settings.BEARER_TOKEN_BACKENDS, as Django names its authentication backends: personal access
+tokens (agents.tokens) and OAuth access tokens (osfoundry.oauth).
 """
 
-import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 
-from django.utils import timezone
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.utils.module_loading import import_string
 
 from osfoundry.errors import DomainError
+
+# Who a service acts for: a person (a request's user may be anonymous; services check).
+User = AbstractBaseUser | AnonymousUser
 
 READ = "osfoundry:read"
 WRITE = "osfoundry:write"
 SCOPES = (READ, WRITE)
-PAT_PREFIX = "osf_"
+MAX_TOKEN_CHARS = 512
 
 
 class Unauthenticated(DomainError):
@@ -35,7 +42,7 @@ class InsufficientScope(DomainError):
 
 @dataclass(frozen=True)
 class Principal:
-    user: object
+    user: AbstractBaseUser
     scopes: frozenset[str]
     token_key: str  # stable per token, for rate limits and logs; never the secret
     kind: str  # "pat" or "oauth"
@@ -44,10 +51,6 @@ class Principal:
     def require(self, scope: str) -> None:
         if scope not in self.scopes:
             raise InsufficientScope(scope)
-
-
-def hash_token(raw: str) -> str:
-    return hashlib.sha256(raw.encode()).hexdigest()
 
 
 def bearer_from_header(value: str | None) -> str | None:
@@ -65,61 +68,18 @@ def authenticate_bearer(raw: str | None, *, resource: str | None = None) -> Prin
     `resource` is the URI of the interface asking (the MCP endpoint passes its own): OAuth
     access tokens are accepted only by the resource they were issued for (RFC 8707).
     """
-    if not raw or len(raw) > 512:
+    if not raw or len(raw) > MAX_TOKEN_CHARS:
         return None
-    if raw.startswith(PAT_PREFIX):
-        return authenticate_personal_token(raw)
-    return authenticate_oauth_token(raw, resource=resource)
+    for backend in token_backends():
+        principal = backend(raw, resource=resource)
+        if principal is not None:
+            return principal
+    return None
 
 
-def authenticate_personal_token(raw: str) -> Principal | None:
-    from agents.models import AccessToken
-
-    token = (
-        AccessToken.objects.active()
-        .select_related("user")
-        .filter(token_hash=hash_token(raw))
-        .first()
-    )
-    if token is None or not token.user.is_active:
-        return None
-    now = timezone.now()
-    # Touch at most every 10 minutes: a busy agent must not turn every call into a write, and
-    # 20,000 idle agents long-polling every 50 s would otherwise write ~200 times a second.
-    if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 600:
-        AccessToken.objects.filter(pk=token.pk).update(last_used_at=now)
-    return Principal(
-        user=token.user,
-        scopes=token.scope_set,
-        token_key=f"pat:{token.pk}",
-        kind="pat",
-        expires_at=token.expires_at,
-    )
+TokenBackend = Callable[..., Principal | None]
 
 
-def authenticate_oauth_token(raw: str, *, resource: str | None) -> Principal | None:
-    """An access token issued by the authorization server (allauth.idp.oidc, see
-    osfoundry/oauth.py), valid, unexpired, and bound to `resource`."""
-    from allauth.idp.oidc.models import Token
-
-    if resource is None:
-        return None  # only the MCP endpoint takes OAuth tokens; REST takes personal tokens
-    token = (
-        Token.objects.valid()
-        .by_value(raw)
-        .filter(type=Token.Type.ACCESS_TOKEN)
-        .select_related("user")
-        .first()
-    )
-    if token is None or token.user is None or not token.user.is_active:
-        return None
-    audience = [uri.rstrip("/") for uri in token.get_resources()]
-    if resource.rstrip("/") not in audience:
-        return None
-    scopes = frozenset(token.get_scopes()) & frozenset(SCOPES)
-    # One key per grant (client and user), not per access token: a refreshed token keeps its
-    # rate-limit budget and whatever the agent network tied to the connection.
-    key = f"oauth:{token.client_id}:{token.user_id}"
-    return Principal(
-        user=token.user, scopes=scopes, token_key=key, kind="oauth", expires_at=token.expires_at
-    )
+@cache
+def token_backends() -> list[TokenBackend]:
+    return [import_string(path) for path in settings.BEARER_TOKEN_BACKENDS]

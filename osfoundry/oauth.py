@@ -7,11 +7,12 @@ PUBLIC_ORIGIN when set, and the discovery document lists our scopes.
 """
 
 from allauth.idp.oidc.adapter import DefaultOIDCAdapter
+from allauth.idp.oidc.models import Token
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from osfoundry.auth import READ, SCOPES, WRITE
+from osfoundry.auth import READ, SCOPES, WRITE, Principal
 from osfoundry.mcp.protocol import PATH as MCP_PATH
 
 OIDC_SCOPES = ("openid", "profile", "email")
@@ -49,3 +50,30 @@ class OAuthAdapter(DefaultOIDCAdapter):
     def populate_server_metadata(self, data: dict) -> None:
         data["scopes_supported"] = [*SCOPES, *OIDC_SCOPES]
         data["code_challenge_methods_supported"] = ["S256"]
+
+
+def authenticate_oauth_token(raw: str, *, resource: str | None = None) -> Principal | None:
+    """A bearer-token backend (settings.BEARER_TOKEN_BACKENDS): an access token this server
+    issued, valid, unexpired, and bound to `resource`. Only the MCP endpoint passes a resource:
+    the REST API takes personal tokens."""
+    if resource is None:
+        return None
+    token = (
+        Token.objects.valid()
+        .by_value(raw)
+        .filter(type=Token.Type.ACCESS_TOKEN)
+        .select_related("user")
+        .first()
+    )
+    if token is None or token.user is None or not token.user.is_active:
+        return None
+    audience = [uri.rstrip("/") for uri in token.get_resources()]
+    if resource.rstrip("/") not in audience:
+        return None
+    scopes = frozenset(token.get_scopes()) & frozenset(SCOPES)
+    # One key per grant (client and user), not per access token: a refreshed token keeps its
+    # rate-limit budget and whatever the agent network tied to the connection.
+    key = f"oauth:{token.client_id}:{token.user_id}"
+    return Principal(
+        user=token.user, scopes=scopes, token_key=key, kind="oauth", expires_at=token.expires_at
+    )

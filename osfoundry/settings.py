@@ -6,6 +6,7 @@ DATABASE_URL, REDIS_URL, SECRET_KEY, ALLOWED_HOSTS and PUBLIC_ORIGIN; see .env.e
 
 import os
 import secrets
+import warnings
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -40,6 +41,18 @@ def env_int(name: str, default: int, *, minimum: int = 0) -> int:
     if value < minimum:
         raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}.")
     return value
+
+
+def env_renamed(name: str, old_name: str) -> str:
+    """The variable `name`, or its old name for one release, with a warning to rename it."""
+    if env_str(name) or not env_str(old_name):
+        return name
+    warnings.warn(
+        f"{old_name} is renamed {name}; the old name still works in this release only.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return old_name
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
@@ -194,6 +207,7 @@ INSTALLED_APPS = [
     "allauth.account",
     "allauth.mfa",
     "allauth.idp.oidc",
+    "osfoundry",
     "rooms",
     "agents",
 ]
@@ -208,6 +222,12 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+]
+
+# Bearer tokens, asked in order (osfoundry/auth.py): personal access tokens, then OAuth.
+BEARER_TOKEN_BACKENDS = [
+    "agents.tokens.authenticate_personal_token",
+    "osfoundry.oauth.authenticate_oauth_token",
 ]
 
 ROOT_URLCONF = "osfoundry.urls"
@@ -332,5 +352,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = SNIPPET_MAX_TOTAL_BYTES * 2 + 256 * 1024
 # The MCP endpoint (/api/v1/external-mcp); see README "Connect an MCP client".
 MCP_RATE_LIMIT = env_int("MCP_RATE_LIMIT", 2000, minimum=1)  # calls per token per window
 MCP_RATE_WINDOW = env_int("MCP_RATE_WINDOW", 60, minimum=1)  # seconds
-MCP_DATABASE_THREADS = env_int("MCP_DATABASE_THREADS", 8, minimum=1)
-MCP_CONN_MAX_AGE = env_int("MCP_CONN_MAX_AGE", 300)  # seconds those threads keep a connection
+
+# The async routes' database threads (osfoundry/dbthreads.py): the MCP endpoint, the REST
+# long-poll. Per process; each thread keeps its connection this many seconds.
+DATABASE_THREADS = env_int(env_renamed("DATABASE_THREADS", "MCP_DATABASE_THREADS"), 8, minimum=1)
+DATABASE_THREAD_CONN_MAX_AGE = env_int(
+    env_renamed("DATABASE_THREAD_CONN_MAX_AGE", "MCP_CONN_MAX_AGE"), 300
+)

@@ -1,22 +1,31 @@
 from ninja import Query, Router, Schema, Status
-from pydantic import Field
 
 from osfoundry.api_auth import bearer, principal_with
 from osfoundry.auth import READ, WRITE
+from osfoundry.schemas import MAX_PAGE, PageLimit, Sequence
 
-from . import services
+from . import access, services
 from .schemas import RepoProposalIn, SnippetProposalIn
 
 router = Router(tags=["rooms"], auth=bearer)
 
+# What to do after proposing, in this interface's terms: the REST routes to wait with.
+WAIT_FOR_APPROVAL = (
+    "The proposal is pending: nothing is in the Room until its owner approves it under "
+    '"Connected → Needs your approval". Cheapest way to wait: end your turn and ask the owner '
+    "to approve, then read GET /api/v1/proposals/{proposal_id} once. Only if you have other "
+    "work, poll it (or GET /api/v1/rooms/{room_id}/events?after_sequence=N) with capped backoff "
+    "(10 s doubling to 5 min)."
+)
+
 
 class LimitQuery(Schema):
-    limit: int = Field(default=50, ge=1, le=50)
+    limit: PageLimit = MAX_PAGE
 
 
 class EventsQuery(Schema):
-    after_sequence: int = Field(default=0, ge=0)
-    limit: int = Field(default=50, ge=1, le=50)
+    after_sequence: Sequence = 0
+    limit: PageLimit = MAX_PAGE
 
 
 @router.get("/rooms", summary="List the Rooms you can reach")
@@ -28,8 +37,8 @@ def list_rooms(request):
 @router.get("/rooms/{room_id}", summary="Read a Room")
 def read_room(request, room_id: str):
     principal = principal_with(request, READ)
-    room = services.get_room_for_user(principal.user, room_id, agent=True)
-    return services.room_summary(room)
+    room = access.get_room_for_user(principal.user, room_id, agent=True)
+    return room.as_dict()
 
 
 @router.get("/rooms/{room_id}/apps", summary="List a Room's launcher apps in tab order")
@@ -44,8 +53,8 @@ def list_room_apps(request, room_id: str, query: Query[LimitQuery]):
 )
 def read_app_status(request, room_id: str, instance_id: str):
     principal = principal_with(request, READ)
-    app = services.get_app_for_user(principal.user, room_id, instance_id, agent=True)
-    return services.app_summary(app)
+    app = access.get_app_for_user(principal.user, room_id, instance_id, agent=True)
+    return app.as_dict()
 
 
 @router.post(
@@ -83,16 +92,20 @@ def propose_repo_version(request, room_id: str, payload: RepoProposalIn):
     return proposal_response(result)
 
 
-def proposal_response(result):
-    created = not (result.replay or result.duplicate_of_pending)
-    return Status(201 if created else 200, services.proposal_result(result))
+def proposal_response(result: services.ProposalResult) -> Status:
+    data = result.as_dict()
+    if result.proposal.is_pending:
+        data["next_step"] = WAIT_FOR_APPROVAL.format(
+            proposal_id=data["proposal_id"], room_id=data["room_id"]
+        )
+    return Status(201 if result.is_new else 200, data)
 
 
 @router.get("/proposals/{proposal_id}", summary="A proposal's status (for its proposer)")
 def read_proposal(request, proposal_id: str):
     principal = principal_with(request, READ)
-    proposal = services.get_proposal_for_user(principal.user, proposal_id)
-    return services.proposal_summary(proposal)
+    proposal = access.get_proposal_for_user(principal.user, proposal_id)
+    return proposal.as_dict()
 
 
 @router.get("/rooms/{room_id}/events", summary="Room events after a sequence")

@@ -8,7 +8,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from osfoundry.auth import READ, authenticate_bearer, bearer_from_header
 from osfoundry.errors import DomainError
 
-from . import services
+from . import access, services
 from .events import room_group
 
 
@@ -27,7 +27,7 @@ class RoomEventsConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=4401)
             return
         try:
-            await database_sync_to_async(services.get_room_for_user)(
+            await database_sync_to_async(access.get_room_for_user)(
                 self.user, self.room_id, agent=self.is_agent
             )
         except DomainError:

@@ -11,6 +11,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
+from osfoundry import wakeups
+
 from .models import Room, RoomEvent
 
 logger = logging.getLogger(__name__)
@@ -38,11 +40,13 @@ def append_room_event(*, room: Room, type: str, payload: dict) -> RoomEvent:
     return event
 
 
-def publish_room_event(data: dict) -> None:
-    # Imported late: the wake-up module is shared with the agent network.
-    from agents import wakeups
+def room_key(room_id) -> str:
+    """The wake-up key of a Room's event feed (poll_resource_events parks on it)."""
+    return f"room:{room_id}"
 
-    wakeups.notify([wakeups.room_key(data["room_id"])])
+
+def publish_room_event(data: dict) -> None:
+    wakeups.notify([room_key(data["room_id"])])
     layer = get_channel_layer()
     if layer is None:
         return

@@ -4,6 +4,11 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from osfoundry.idempotency import IdempotencyKey
+
+# A proposal's and an app's name (the tab title).
+APP_NAME_MAX_CHARS = 200
+
 
 class Project(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -61,6 +66,18 @@ class Room(models.Model):
 
     def is_owned_by(self, user) -> bool:
         return user.is_authenticated and self.owner_id == user.pk
+
+    def as_dict(self) -> dict:
+        """The Room as agents read it (reads project and owner)."""
+        return {
+            "room_id": str(self.pk),
+            "name": self.name,
+            "kind": self.kind,
+            "project": self.project.name,
+            "project_id": str(self.project_id),
+            "owner": self.owner.get_username(),
+            "available": not self.is_local,
+        }
 
 
 class Repository(models.Model):
@@ -127,7 +144,7 @@ class Proposal(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="proposals")
     kind = models.CharField(max_length=10, choices=Kind.choices)
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=APP_NAME_MAX_CHARS)
     files = models.JSONField(default=dict, blank=True)  # snippet only: path -> text
     repository_version = models.ForeignKey(
         RepositoryVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
@@ -178,20 +195,37 @@ class Proposal(models.Model):
     def is_pending(self) -> bool:
         return self.status == self.Status.PENDING
 
+    def as_dict(self) -> dict:
+        """The proposal's status, for its proposer and the Room owner (never its files)."""
+        app = getattr(self, "app", None) if self.status == self.Status.APPROVED else None
+        return {
+            "proposal_id": str(self.pk),
+            "room_id": str(self.room_id),
+            "name": self.name,
+            "kind": self.kind,
+            "status": self.status,
+            "content_hash": self.content_hash,
+            "file_count": self.file_count,
+            "total_bytes": self.total_bytes,
+            "created_at": self.created_at.isoformat(),
+            "decided_by": self.decided_by.get_username() if self.decided_by else None,
+            "decided_at": self.decided_at.isoformat() if self.decided_at else None,
+            "decline_reason": self.decline_reason or None,
+            "instance_id": str(app.pk) if app else None,
+        }
 
-class ProposalKey(models.Model):
+
+class ProposalKey(IdempotencyKey):
     """An idempotency key a caller used for one proposal operation.
 
     Several keys may point at one proposal (a retry with a fresh key whose content collapsed onto
     a pending card). The unique constraint is what makes concurrent retries safe.
     """
 
+    target = "proposal"
+
     caller = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    operation = models.CharField(max_length=40)
-    key = models.CharField(max_length=128)
-    request_hash = models.CharField(max_length=64)
     proposal = models.ForeignKey(Proposal, on_delete=models.CASCADE, related_name="keys")
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
@@ -200,8 +234,10 @@ class ProposalKey(models.Model):
             )
         ]
 
-    def __str__(self):
-        return f"{self.operation}:{self.key}"
+    @classmethod
+    def expired(cls, cutoff):
+        # A key still pointing at a pending proposal is kept: a client may still be retrying.
+        return super().expired(cutoff).exclude(proposal__status=Proposal.Status.PENDING)
 
 
 class LauncherApp(models.Model):
@@ -216,7 +252,7 @@ class LauncherApp(models.Model):
     instance_id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="apps")
     proposal = models.OneToOneField(Proposal, on_delete=models.PROTECT, related_name="app")
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=APP_NAME_MAX_CHARS)
     position = models.PositiveIntegerField()
     build_state = models.CharField(max_length=10, choices=BuildState.choices, blank=True)
     build_detail = models.CharField(max_length=500, blank=True)
@@ -238,6 +274,20 @@ class LauncherApp(models.Model):
     @property
     def kind(self) -> str:
         return self.proposal.kind
+
+    def as_dict(self) -> dict:
+        """The safe launcher entry: never files, config, logs, secrets or stored data."""
+        return {
+            "instance_id": str(self.pk),
+            "name": self.name,
+            "position": self.position,
+            "kind": self.proposal.kind,
+            "created_at": self.created_at.isoformat(),
+            "build": {
+                "state": self.build_state or None,
+                "updated_at": self.build_updated_at.isoformat() if self.build_updated_at else None,
+            },
+        }
 
 
 class RoomEvent(models.Model):

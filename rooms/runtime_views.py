@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET
 
 from osfoundry.errors import DomainError
 
-from . import services
+from . import access, snippets
 
 FRAME_SCRIPTS = (
     "vendor/sucrase/sucrase.js",
@@ -73,7 +73,7 @@ def login_required_json(request) -> JsonResponse | None:
 
 def files_json(*, name: str, files: dict[str, str], status: str) -> JsonResponse:
     response = JsonResponse(
-        {"name": name, "entry": services.SNIPPET_ENTRY, "status": status, "files": files}
+        {"name": name, "entry": snippets.SNIPPET_ENTRY, "status": status, "files": files}
     )
     # Reviewed content for one user's eyes: never in a shared cache.
     response["Cache-Control"] = "private, no-store"
@@ -86,8 +86,8 @@ def app_files(request, room_id, instance_id):
     if denied := login_required_json(request):
         return denied
     try:
-        app = services.get_app_for_user(request.user, room_id, instance_id)
-        files = services.runnable_files(proposal=app.proposal)
+        app = access.get_app_for_user(request.user, room_id, instance_id)
+        files = snippets.runnable_files(proposal=app.proposal)
     except DomainError as exc:
         return error_json(exc)
     return files_json(name=app.name, files=files, status="approved")
@@ -99,10 +99,10 @@ def proposal_preview_files(request, proposal_id):
     if denied := login_required_json(request):
         return denied
     try:
-        proposal = services.get_pending_proposal_for_owner(
+        proposal = access.get_pending_proposal_for_owner(
             owner=request.user, proposal_id=proposal_id
         )
-        files = services.runnable_files(proposal=proposal)
+        files = snippets.runnable_files(proposal=proposal)
     except DomainError as exc:
         return error_json(exc)
     return files_json(name=proposal.name, files=files, status="pending")

@@ -1,30 +1,73 @@
-"""Input models shared by the REST API and the MCP tools: one definition of each call's shape."""
+"""Input models of the REST API and the MCP tools; the tools publish their models' schemas
+(osfoundry/mcp/tooling.published_schema). Limits come from where their rules live."""
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated, Literal
 
+from pydantic import Field
 
-class Strict(BaseModel):
-    # An invented field (say "visibility") is an error, never silently ignored.
-    model_config = ConfigDict(extra="forbid")
+from osfoundry.idempotency import IdempotencyKeyArg
+from osfoundry.schemas import MAX_PAGE, PageLimit, Sequence, Strict, WaitSeconds
+
+from .models import APP_NAME_MAX_CHARS
+
+AppName = Annotated[str, Field(max_length=APP_NAME_MAX_CHARS)]
+SnippetFiles = dict[str, str]
+# MCP clients send JSON numbers: no "5" for 5 (REST query strings parse theirs).
+StrictLimit = Annotated[PageLimit, Field(strict=True)]
 
 
 class SnippetProposalIn(Strict):
-    name: str = Field(max_length=200)
-    files: dict[str, str]
-    idempotency_key: str = Field(min_length=8, max_length=128)
+    name: AppName
+    files: SnippetFiles
+    idempotency_key: IdempotencyKeyArg
 
 
 class RepoProposalIn(Strict):
-    name: str = Field(max_length=200)
+    name: AppName
     repository_id: str
     version_id: str
-    idempotency_key: str = Field(min_length=8, max_length=128)
+    idempotency_key: IdempotencyKeyArg
 
 
-class DeclineIn(Strict):
-    reason: str = Field(default="", max_length=1000)
-    content_hash: str | None = None
+# The MCP tools' arguments: the Room is an argument there (a path parameter in REST).
 
 
-class DecisionIn(Strict):
-    content_hash: str | None = None
+class NoArgs(Strict):
+    pass
+
+
+class RoomArgs(Strict):
+    room_id: str
+
+
+class RoomAppsArgs(Strict):
+    room_id: str
+    limit: StrictLimit = MAX_PAGE
+
+
+class AppArgs(Strict):
+    room_id: str
+    instance_id: str
+
+
+class SnippetArgs(Strict):
+    room_id: str
+    name: AppName
+    files: SnippetFiles
+    idempotency_key: IdempotencyKeyArg
+
+
+class RepoArgs(Strict):
+    room_id: str
+    name: AppName
+    repository_id: str
+    version_id: str
+    idempotency_key: IdempotencyKeyArg
+
+
+class PollArgs(Strict):
+    resource_type: Literal["room"]
+    resource_id: str
+    after_sequence: Annotated[Sequence, Field(strict=True)] = 0
+    timeout_s: Annotated[WaitSeconds, Field(strict=True)] = 30
+    limit: StrictLimit = MAX_PAGE

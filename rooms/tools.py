@@ -5,22 +5,28 @@ what a model needs to call the tool right, and what is out of reach, and nothing
 """
 
 import asyncio
-from typing import Literal
 
-from pydantic import Field
-
-from agents import wakeups
+from osfoundry import wakeups
 from osfoundry.auth import READ, WRITE
-from osfoundry.mcp.tooling import CallContext, Tool, run_sync
+from osfoundry.dbthreads import run_sync
+from osfoundry.mcp.tooling import CallContext, Tool
 
-from . import services
-from .schemas import RepoProposalIn, SnippetProposalIn, Strict
+from . import access, services
+from .events import room_key
+from .schemas import (
+    AppArgs,
+    NoArgs,
+    PollArgs,
+    RepoArgs,
+    RoomAppsArgs,
+    RoomArgs,
+    SnippetArgs,
+)
 
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 PROPOSES = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False}
-ROOM_ID = {"type": "string"}
-LIMIT = {"type": "integer", "minimum": 1, "maximum": 50}
-# MCP has no read_proposal: wait through list_room_apps or a poll_resource_events long-poll.
+# What to do after proposing, in this interface's terms: MCP has no read_proposal, so wait
+# through list_room_apps or a poll_resource_events long-poll.
 WAIT_FOR_APPROVAL = (
     "The proposal is pending: nothing is in the Room until its owner approves it under "
     '"Connected → Needs your approval". Cheapest way to wait: end your turn and ask the owner '
@@ -30,55 +36,13 @@ WAIT_FOR_APPROVAL = (
 )
 
 
-def schema(properties: dict, required: list[str]) -> dict:
-    out: dict = {"type": "object", "properties": properties}
-    if required:
-        out["required"] = required
-    out["additionalProperties"] = False
-    return out
-
-
-class NoArgs(Strict):
-    pass
-
-
-class RoomArgs(Strict):
-    room_id: str
-
-
-class RoomAppsArgs(Strict):
-    room_id: str
-    limit: int = Field(default=50, ge=1, le=50, strict=True)
-
-
-class AppArgs(Strict):
-    room_id: str
-    instance_id: str
-
-
-class SnippetArgs(SnippetProposalIn):
-    room_id: str
-
-
-class RepoArgs(RepoProposalIn):
-    room_id: str
-
-
-class PollArgs(Strict):
-    resource_type: Literal["room"]
-    resource_id: str
-    after_sequence: int = Field(default=0, ge=0, strict=True)
-    timeout_s: int = Field(default=30, ge=0, le=50, strict=True)
-    limit: int = Field(default=50, ge=1, le=50, strict=True)
-
-
 def list_rooms(ctx: CallContext, args: NoArgs) -> dict:
     return {"rooms": services.list_rooms(ctx.principal.user)}
 
 
 def read_room(ctx: CallContext, args: RoomArgs) -> dict:
-    room = services.get_room_for_user(ctx.principal.user, args.room_id, agent=True)
-    return services.room_summary(room)
+    room = access.get_room_for_user(ctx.principal.user, args.room_id, agent=True)
+    return room.as_dict()
 
 
 def list_room_apps(ctx: CallContext, args: RoomAppsArgs) -> dict:
@@ -88,13 +52,13 @@ def list_room_apps(ctx: CallContext, args: RoomAppsArgs) -> dict:
 
 def read_room_app_status(ctx: CallContext, args: AppArgs) -> dict:
     user = ctx.principal.user
-    app = services.get_app_for_user(user, args.room_id, args.instance_id, agent=True)
-    return services.app_summary(app)
+    app = access.get_app_for_user(user, args.room_id, args.instance_id, agent=True)
+    return app.as_dict()
 
 
 def proposal_result(result: services.ProposalResult) -> dict:
-    data = services.proposal_result(result)
-    if "next_step" in data:
+    data = result.as_dict()
+    if result.proposal.is_pending:
         data["next_step"] = WAIT_FOR_APPROVAL
     return data
 
@@ -124,11 +88,11 @@ def propose_room_repo_app(ctx: CallContext, args: RepoArgs) -> dict:
 
 async def poll_resource_events(ctx: CallContext, args: PollArgs) -> dict:
     user = ctx.principal.user
-    room = await run_sync(services.get_room_for_user, user, args.resource_id, agent=True)
+    room = await run_sync(access.get_room_for_user, user, args.resource_id, agent=True)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + args.timeout_s
     # Register before the first read: an event committed in between still wakes us.
-    waiter = wakeups.registry.register([wakeups.room_key(room.pk)])
+    waiter = wakeups.registry.register([room_key(room.pk)])
     try:
         while True:
             page = await run_sync(
@@ -155,7 +119,6 @@ TOOLS = [
             "they are unavailable to cloud clients."
         ),
         arguments=NoArgs,
-        input_schema=schema({}, []),
         scope=READ,
         annotations=READ_ONLY,
         handler=list_rooms,
@@ -164,7 +127,6 @@ TOOLS = [
         name="read_room",
         description="Read one Room: name, kind, project, owner. Local Rooms are unavailable.",
         arguments=RoomArgs,
-        input_schema=schema({"room_id": ROOM_ID}, ["room_id"]),
         scope=READ,
         annotations=READ_ONLY,
         handler=read_room,
@@ -176,7 +138,6 @@ TOOLS = [
             "Pending proposals and app data are not shown. Local Rooms are unavailable."
         ),
         arguments=RoomAppsArgs,
-        input_schema=schema({"room_id": ROOM_ID, "limit": LIMIT}, ["room_id"]),
         scope=READ,
         annotations=READ_ONLY,
         handler=list_room_apps,
@@ -188,9 +149,6 @@ TOOLS = [
             "files, logs, secrets or stored data."
         ),
         arguments=AppArgs,
-        input_schema=schema(
-            {"room_id": ROOM_ID, "instance_id": {"type": "string"}}, ["room_id", "instance_id"]
-        ),
         scope=READ,
         annotations=READ_ONLY,
         handler=read_room_app_status,
@@ -202,17 +160,6 @@ TOOLS = [
             "only after its owner reviews and approves the full code in osFoundry."
         ),
         arguments=SnippetArgs,
-        input_schema={
-            "type": "object",
-            "properties": {
-                "room_id": {"type": "string"},
-                "name": {"type": "string", "maxLength": 200},
-                "files": {"type": "object", "additionalProperties": {"type": "string"}},
-                "idempotency_key": {"type": "string", "minLength": 8, "maxLength": 128},
-            },
-            "required": ["room_id", "name", "files", "idempotency_key"],
-            "additionalProperties": False,
-        },
         scope=WRITE,
         annotations=PROPOSES,
         handler=propose_room_snippet_app,
@@ -224,16 +171,6 @@ TOOLS = [
             "large apps. It appears only after the owner approves it. Local Rooms are unavailable."
         ),
         arguments=RepoArgs,
-        input_schema=schema(
-            {
-                "room_id": ROOM_ID,
-                "name": {"type": "string", "maxLength": 200},
-                "repository_id": {"type": "string"},
-                "version_id": {"type": "string"},
-                "idempotency_key": {"type": "string", "minLength": 8, "maxLength": 128},
-            },
-            ["room_id", "name", "repository_id", "version_id", "idempotency_key"],
-        ),
         scope=WRITE,
         annotations=PROPOSES,
         handler=propose_room_repo_app,
@@ -246,16 +183,6 @@ TOOLS = [
             "(default 30); pass next_after_sequence next time. Local Rooms are unavailable."
         ),
         arguments=PollArgs,
-        input_schema=schema(
-            {
-                "resource_type": {"type": "string", "enum": ["room"]},
-                "resource_id": ROOM_ID,
-                "after_sequence": {"type": "integer", "minimum": 0},
-                "timeout_s": {"type": "integer", "minimum": 0, "maximum": 50},
-                "limit": LIMIT,
-            },
-            ["resource_type", "resource_id"],
-        ),
         scope=READ,
         annotations=READ_ONLY,
         handler=poll_resource_events,

@@ -10,21 +10,18 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from osfoundry.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
+from osfoundry.errors import DomainError, Invalid, NotFound
 
-from . import services
+from . import access, services
 from .highlight import file_views, highlight
 from .models import Proposal, Room
 
 
 def domain_error_status(error: DomainError) -> int:
+    """The page's status for a domain error; "not found" is Django's own 404 page."""
     if isinstance(error, NotFound):
         raise Http404(error.message)
-    if isinstance(error, Forbidden):
-        return 403
-    if isinstance(error, Conflict):
-        return 409
-    return 400
+    return error.http_status
 
 
 @require_GET
@@ -55,7 +52,7 @@ def inbox(request):
 @login_required
 def room_detail(request, room_id):
     try:
-        room = services.get_room_for_user(request.user, room_id)
+        room = access.get_room_for_user(request.user, room_id)
     except NotFound:
         raise Http404("Room not found") from None
     # `room` (and its event sequence) is read before the apps, so the feed replays anything newer.
@@ -102,7 +99,7 @@ def card_context(request, proposal: Proposal) -> dict:
 
 def load_proposal(request, proposal_id) -> Proposal:
     try:
-        return services.get_proposal_for_user(request.user, proposal_id)
+        return access.get_proposal_for_user(request.user, proposal_id)
     except NotFound:
         raise Http404("Proposal not found") from None
 
@@ -158,7 +155,7 @@ def decide(request, proposal_id, decision: str):
 @login_required
 def repository_version(request, repository_id, version_id):
     try:
-        version = services.get_repo_version_for_user(
+        version = access.get_repo_version_for_user(
             request.user, repository_id=repository_id, version_id=version_id
         )
     except NotFound:

@@ -3,7 +3,7 @@ import os
 import pytest
 from django.contrib.auth import get_user_model
 
-from agents.services import create_access_token
+from agents.tokens import create_access_token
 from rooms.demo import standup_timer_files
 from rooms.models import Project, Room
 
@@ -48,10 +48,11 @@ def _fresh_cache():
 @pytest.fixture(autouse=True)
 def _fresh_long_poll_memory():
     # Each test starts a new database whose ids repeat: what this process remembered of the
-    # last test's long-polls (agents.services._known, the wake-ups' latest sequences) is void.
-    from agents import services, wakeups
+    # last test's long-polls (agents.inbox.memory, the wake-ups' latest sequences) is void.
+    from agents import inbox
+    from osfoundry import wakeups
 
-    services._known.clear()
+    inbox.memory.reset()
     wakeups.registry.forget_all()
     yield
 

@@ -9,7 +9,7 @@ import uvicorn
 from asgiref.sync import SyncToAsync
 from django.db import connections
 
-from osfoundry.mcp.tooling import shutdown_database_threads
+from osfoundry.dbthreads import shutdown_database_threads
 from tests.servers import free_port
 
 MCP_PATH = "/api/v1/external-mcp"

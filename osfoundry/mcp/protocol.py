@@ -16,15 +16,16 @@ import logging
 from collections.abc import Iterable
 
 from django.conf import settings
-from django.http.request import split_domain_port, validate_host
 from pydantic import ValidationError
 
 from osfoundry.auth import SCOPES, InsufficientScope, authenticate_bearer, bearer_from_header
+from osfoundry.dbthreads import run_sync
 from osfoundry.disconnect import DisconnectWatcher
 from osfoundry.errors import DomainError, describe_validation_error
+from osfoundry.http import Request, dumps, host_problem, origin_problem, send_json, www_authenticate
 
 from . import ratelimit
-from .tooling import CallContext, Tool, run_sync
+from .tooling import CallContext, Tool
 
 logger = logging.getLogger(__name__)
 
@@ -80,10 +81,6 @@ def describe_tool(tool: Tool) -> dict:
     }
 
 
-def dumps(data) -> bytes:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
-
-
 class Reply(Exception):
     """An HTTP answer decided before dispatch (bad origin, auth challenge, rate limit...)."""
 
@@ -108,75 +105,19 @@ def tool_result(data: dict, *, is_error: bool = False) -> dict:
     }
 
 
-class Request:
-    """The facts about one HTTP request the protocol needs."""
-
-    def __init__(self, scope):
-        self.scope = scope
-        self.headers: dict[str, str] = {}
-        for raw_name, raw_value in scope.get("headers", []):
-            self.headers[raw_name.decode("latin-1").lower()] = raw_value.decode("latin-1")
-
-    @property
-    def host(self) -> str:
-        return self.headers.get("host", "")
-
-    @property
-    def scheme(self) -> str:
-        if getattr(settings, "BEHIND_TLS_PROXY", False):
-            forwarded = self.headers.get("x-forwarded-proto", "").split(",")[0].strip()
-            if forwarded in ("http", "https"):
-                return forwarded
-        return self.scope.get("scheme", "http")
-
-    @property
-    def origin(self) -> str:
-        """This service's public origin: PUBLIC_ORIGIN, else what the request was sent to."""
-        return settings.PUBLIC_ORIGIN or f"{self.scheme}://{self.host}"
-
-    @property
-    def client_key(self) -> str:
-        client = self.scope.get("client") or ("unknown", 0)
-        return f"ip:{client[0]}"
-
-
-def allowed_hosts() -> list[str]:
-    hosts = list(settings.ALLOWED_HOSTS)
-    if settings.DEBUG and not hosts:
-        hosts = [".localhost", "127.0.0.1", "[::1]"]
-    return hosts
-
-
-def is_allowed_host(host: str) -> bool:
-    domain, _port = split_domain_port(host)
-    return bool(domain) and validate_host(domain, allowed_hosts())
-
-
 def check_origin(request: Request) -> None:
-    """Refuse DNS rebinding and cross-site browser calls: the Host must be one of ours and a
-    browser's Origin must be this service (PUBLIC_ORIGIN, the Host, or an allowed host)."""
-    if not is_allowed_host(request.host):
-        raise Reply(403, rpc_error(None, INVALID_REQUEST, "Forbidden: unknown Host header"))
-    origin = request.headers.get("origin")
-    if origin is None:
-        return
-    origin = origin.rstrip("/")
-    scheme, _, rest = origin.partition("://")
-    allowed = (
-        scheme in ("http", "https")
-        and bool(rest)
-        and (origin == settings.PUBLIC_ORIGIN or rest == request.host or is_allowed_host(rest))
-    )
-    if not allowed:
-        raise Reply(
-            403, rpc_error(None, INVALID_REQUEST, f"Forbidden: Origin {origin!r} is not allowed")
-        )
+    """Refuse DNS rebinding and cross-site browser calls (osfoundry.http's rules)."""
+    problem = host_problem(request) or origin_problem(request)
+    if problem:
+        raise Reply(403, rpc_error(None, INVALID_REQUEST, problem))
 
 
 def challenge(request: Request, *, error: str, description: str) -> list:
-    value = (
-        f'Bearer resource_metadata="{request.origin}{METADATA_PATH}", error="{error}", '
-        f'error_description="{description}", scope="{" ".join(SCOPES)}"'
+    value = www_authenticate(
+        resource_metadata=request.origin + METADATA_PATH,
+        error=error,
+        description=description,
+        scope=" ".join(SCOPES),
     )
     return [(b"www-authenticate", value.encode())]
 
@@ -334,7 +275,7 @@ class MCPApp:
         try:
             args = tool.arguments.model_validate(arguments)
         except ValidationError as exc:
-            allowed = list(tool.input_schema.get("properties", {}))
+            allowed = list(tool.arguments.model_fields)
             error = describe_validation_error(exc, allowed=allowed)
             return tool_result({"error": error.as_dict()}, is_error=True)
         try:
@@ -461,16 +402,10 @@ async def read_body(receive) -> bytes:
 
 
 async def respond(send, status: int, answer: dict | None, headers: list) -> None:
-    body = b"" if answer is None else dumps(answer)
-    out = [(b"content-length", str(len(body)).encode())]
-    if answer is not None:
-        out.append((b"content-type", b"application/json"))
-    out.extend(headers)
     if not any(name == b"x-ratelimit-limit" for name, _ in headers):
         # Answers given before a budget was charged (405, 403...) still announce the limit.
-        out.append((b"x-ratelimit-limit", str(settings.MCP_RATE_LIMIT).encode()))
-    await send({"type": "http.response.start", "status": status, "headers": out})
-    await send({"type": "http.response.body", "body": body, "more_body": False})
+        headers = [*headers, (b"x-ratelimit-limit", str(settings.MCP_RATE_LIMIT).encode())]
+    await send_json(send, status, answer, headers)
 
 
 async def run_after_response(ctx: CallContext) -> None:

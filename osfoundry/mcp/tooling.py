@@ -2,15 +2,10 @@
 the protocol module (osfoundry/mcp/protocol.py) lists and dispatches them and knows nothing else.
 """
 
-import threading
-import time
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
-from asgiref.sync import sync_to_async
-from django.conf import settings
-from django.db import connections
 from pydantic import BaseModel
 
 from osfoundry.auth import Principal
@@ -38,76 +33,57 @@ class CallContext:
 class Tool:
     name: str
     description: str
-    arguments: type[BaseModel]  # extra="forbid"; validates every call
-    input_schema: dict  # published in tools/list exactly as given
+    arguments: type[BaseModel]  # extra="forbid"; validates every call; its schema is published
     scope: str  # osfoundry:read or osfoundry:write
     annotations: dict
-    # Sync handlers run in a worker thread (short database work); async handlers run on the
-    # event loop and may park (long-polls). Both return a JSON-able dict (structuredContent)
-    # or raise a DomainError, which becomes a result with isError: true.
-    handler: Callable[[CallContext, BaseModel], dict | Awaitable[dict]]
+    # Sync handlers run in a database thread (short work); async handlers run on the event
+    # loop and may park (long-polls). Both return a JSON-able dict (structuredContent) or raise
+    # a DomainError, which becomes a result with isError: true.
+    handler: Callable[[CallContext, Any], dict | Awaitable[dict]]
     is_async: bool = False
 
-
-# Database work from the async path runs here, not in asgiref's one shared thread: independent
-# short calls may run side by side, and each thread keeps its connection (CONN_MAX_AGE).
-_database_threads: ThreadPoolExecutor | None = None
-
-
-def database_threads() -> ThreadPoolExecutor:
-    global _database_threads
-    if _database_threads is None:
-        _database_threads = ThreadPoolExecutor(
-            max_workers=settings.MCP_DATABASE_THREADS, thread_name_prefix="mcp-db"
-        )
-    return _database_threads
+    @property
+    def input_schema(self) -> dict:
+        return published_schema(self.arguments)
 
 
-def shutdown_database_threads() -> None:
-    """Stop the threads and close their connections (tests, server shutdown)."""
-    global _database_threads
-    pool, _database_threads = _database_threads, None
-    if pool is None:
-        return
-    # One close per thread: a blocked barrier makes each thread take exactly one task.
-    barrier = threading.Barrier(pool._max_workers, timeout=5)
-
-    def close():
-        connections.close_all()
-        try:
-            barrier.wait()
-        except threading.BrokenBarrierError:
-            pass
-
-    for _ in range(pool._max_workers):
-        pool.submit(close)
-    pool.shutdown(wait=True)
+# The order keys are published in: the type first, then its constraints, as SPEC §3 writes them.
+SCHEMA_KEYS = (
+    "type",
+    "enum",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "properties",
+    "required",
+    "additionalProperties",
+)
 
 
-def tidy_connections() -> None:
-    """Django's close_old_connections for these long-lived threads.
+def published_schema(model: type[BaseModel]) -> dict:
+    """The inputSchema tools/list publishes for `model`: pydantic's own schema, trimmed to what a
+    model needs to call the tool right. Every published byte is context: no titles or defaults,
+    `X | None` published as X (null is never needed: leave the argument out), no empty
+    `required`, and the keys in one stable order."""
+    return trim_schema(model.model_json_schema())
 
-    A connection is kept MCP_CONN_MAX_AGE seconds whatever CONN_MAX_AGE says (Django's own ASGI
-    path runs each request in a thread of its own, so it keeps none), and dropped early when it
-    broke or was left outside autocommit, as Django decides.
-    """
-    for conn in connections.all(initialized_only=True):
-        if conn.connection is None:
+
+def trim_schema(node: dict) -> dict:
+    branches = [b for b in node.get("anyOf", ()) if b.get("type") != "null"]
+    if len(branches) == 1:
+        node = {**node, **branches[0]}
+    if "const" in node:
+        node = {**node, "enum": [node["const"]]}
+    out = {}
+    for key in SCHEMA_KEYS:
+        value = node.get(key)
+        if value is None or (key == "required" and not value):
             continue
-        if getattr(conn, "_mcp_connection", None) is not conn.connection:
-            conn._mcp_connection = conn.connection
-            conn.close_at = time.monotonic() + settings.MCP_CONN_MAX_AGE
-        conn.close_if_unusable_or_obsolete()
-
-
-async def run_sync[T](fn: Callable[..., T], /, *args, **kwargs) -> T:
-    """Run a short, independent database call off the event loop, on a kept connection."""
-
-    def call():
-        tidy_connections()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            tidy_connections()
-
-    return await sync_to_async(call, thread_sensitive=False, executor=database_threads())()
+        if key == "properties":
+            value = {name: trim_schema(field) for name, field in value.items()}
+        elif key == "additionalProperties" and isinstance(value, dict):
+            value = trim_schema(value)
+        out[key] = value
+    return out

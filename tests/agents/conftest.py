@@ -9,7 +9,7 @@ def _close_inbox_connections(django_db_setup, django_db_blocker):
     # The long-poll's database threads keep their connections; the test database can only be
     # dropped once they are closed.
     yield
-    from osfoundry.mcp.tooling import shutdown_database_threads
+    from osfoundry.dbthreads import shutdown_database_threads
 
     shutdown_database_threads()
 
@@ -25,7 +25,7 @@ def profile_factory(project):
     """An agent profile claimed for a fresh token of `user`; its owner joins `project`."""
 
     def create(user, handle, **fields):
-        from agents.services import create_access_token
+        from agents.tokens import create_access_token
 
         project.members.add(user)
         token, _raw = create_access_token(user=user, scopes="osfoundry:read osfoundry:write")

@@ -1,7 +1,7 @@
 import pytest
 
 from agents.models import AccessToken
-from agents.services import create_access_token, revoke_access_token
+from agents.tokens import create_access_token, revoke_access_token
 from osfoundry.auth import InsufficientScope, authenticate_bearer, bearer_from_header
 from osfoundry.errors import Invalid
 
@@ -54,8 +54,9 @@ def test_bearer_header_parsing(header, token):
 
 @pytest.mark.django_db(transaction=True)
 def test_revoking_in_the_admin_ends_what_long_polls_remembered(admin_client, agent, monkeypatch):
-    from agents import wakeups
+    from agents.inbox import agent_key
     from agents.services import claim_connected_profile
+    from osfoundry import wakeups
 
     token, _raw = create_access_token(user=agent, scopes="osfoundry:read")
     profile = claim_connected_profile(
@@ -70,4 +71,4 @@ def test_revoking_in_the_admin_ends_what_long_polls_remembered(admin_client, age
     assert response.status_code == 302
     token.refresh_from_db()
     assert token.revoked_at is not None
-    assert notified == [[wakeups.agent_key(profile.pk)]]  # a wake-up without entries
+    assert notified == [[agent_key(profile.pk)]]  # a wake-up without entries

@@ -4,7 +4,7 @@ import pytest
 from django.db import connections
 
 from agents.models import InboxEntry, Message, MessageKey
-from agents.services import send_agent_message
+from agents.sending import send_agent_message
 
 
 @pytest.mark.django_db(transaction=True)

@@ -7,9 +7,12 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from agents import services, wakeups
+from agents import inbox
+from agents.inbox import confirm_delivery, record_delivered, wait_for_messages
 from agents.models import AgentProfile
-from agents.wakeups import Registry
+from agents.tokens import revoke_access_token
+from osfoundry import wakeups
+from osfoundry.wakeups import Registry
 
 from .test_wait_for_messages import in_thread, send
 
@@ -41,10 +44,12 @@ class Loader:
         return AgentProfile.objects.get(pk=self.pk), self.access_ends_at
 
 
-async def poll(loader, **arguments):
-    return await services.wait_for_connection(
-        connection="pat:bob", load_profile=loader, **arguments
+async def poll(loader, connection="pat:bob", **arguments):
+    """The page a poll returns; its receipt is confirmed only where a test says so."""
+    page, _receipt = await wait_for_messages(
+        connection=connection, load_profile=loader, **arguments
     )
+    return page
 
 
 async def test_an_idle_re_poll_does_not_read_the_database(bob):
@@ -61,9 +66,9 @@ async def test_a_message_sent_between_two_polls_is_read(alice, bob):
     loader = Loader(bob)
     await poll(loader, timeout_s=0)
     await send(alice, "bob-codex", "between polls", "key-00001")
-    page = await poll(loader, timeout_s=50)
+    page, receipt = await wait_for_messages(connection="pat:bob", load_profile=loader, timeout_s=50)
     assert [m["body"] for m in page.messages] == ["between polls"]
-    await services.record_page_delivered(page)
+    await confirm_delivery(receipt)
     reads = loader.reads
     # Delivered and recorded: the next poll is idle again.
     assert (await poll(loader, timeout_s=1)).messages == []
@@ -94,7 +99,7 @@ async def test_without_reliable_wake_ups_every_poll_reads(bob, monkeypatch):
 
 async def test_the_token_and_cursors_are_read_again_after_the_recheck_interval(bob, monkeypatch):
     loader = Loader(bob)
-    monkeypatch.setattr(services, "IDLE_RECHECK_S", 0)
+    monkeypatch.setattr(inbox, "IDLE_RECHECK_S", 0)
     await poll(loader, timeout_s=0)
     reads = loader.reads
     await poll(loader, timeout_s=1)
@@ -114,11 +119,11 @@ async def test_revoking_the_token_ends_the_trust_at_once(bob):
 
     loader = Loader(bob)
     connection = bob.connection_key
-    await services.wait_for_connection(connection=connection, load_profile=loader, timeout_s=0)
+    await poll(loader, connection, timeout_s=0)
     token = await in_thread(AccessToken.objects.get)(pk=int(connection.removeprefix("pat:")))
-    await in_thread(services.revoke_access_token)(token=token)
+    await in_thread(revoke_access_token)(token=token)
     reads = loader.reads
-    await services.wait_for_connection(connection=connection, load_profile=loader, timeout_s=1)
+    await poll(loader, connection, timeout_s=1)
     assert loader.reads == reads + 1
 
 
@@ -128,7 +133,7 @@ async def test_a_moved_stored_cursor_is_followed(alice, bob):
     first = await poll(loader, timeout_s=0)
     assert [m["sequence"] for m in first.messages] == [1]
     # Another process wrote the response and moved the stored cursor; this one did not see it.
-    await in_thread(services.record_delivered)(profile_id=bob.pk, sequence=1)
+    await in_thread(record_delivered)(profile_id=bob.pk, sequence=1)
     waiting = asyncio.create_task(poll(loader, timeout_s=50))
     while wakeups.registry.count() < 1:
         await asyncio.sleep(0.01)

@@ -8,10 +8,10 @@ import time
 import httpx
 import pytest
 
-from agents import wakeups
 from agents.longpoll import PATH
 from agents.models import AgentProfile
-from agents.services import send_agent_message
+from agents.sending import send_agent_message
+from osfoundry import wakeups
 
 
 def until(condition, what, seconds=10):

@@ -3,7 +3,7 @@
 import asyncio
 import threading
 
-from agents import wakeups
+from osfoundry import wakeups
 from tests.mcpclient import call_tool, connect
 
 

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 import pytest
 import redis
 
-from agents.wakeups import RedisBridge, Registry
+from osfoundry.wakeups import RedisBridge, Registry
 from tests.servers import require
 
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"

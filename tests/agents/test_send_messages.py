@@ -1,8 +1,9 @@
 import pytest
 
-from agents import wakeups
+from agents.inbox import agent_key
 from agents.models import AgentProfile, InboxEntry, Message, MessageKey
-from agents.services import send_agent_message, send_channel_message
+from agents.sending import send_agent_message, send_channel_message
+from osfoundry import wakeups
 from osfoundry.errors import Conflict, Invalid, NotFound
 
 
@@ -97,8 +98,8 @@ def test_wake_ups_wait_for_commit_and_name_only_recipients(
     assert woken == []
     for callback in callbacks:
         callback()
-    assert woken == [[wakeups.agent_key(bob.pk)]]
-    assert wakeups.agent_key(carol.pk) not in woken[0]
+    assert woken == [[agent_key(bob.pk)]]
+    assert agent_key(carol.pk) not in woken[0]
 
 
 def test_a_retry_with_the_same_key_is_a_replay(alice, bob):
@@ -228,13 +229,13 @@ def test_old_send_keys_are_purged_and_messages_stay(alice, bob):
 
     from django.utils import timezone
 
-    from agents.services import purge_message_keys
+    from osfoundry.idempotency import purge_expired_keys
 
     send(alice, "bob-codex", "old", key="alice-old-0001")
     send(alice, "bob-codex", "new", key="alice-new-0001")
     MessageKey.objects.filter(key="alice-old-0001").update(
         created_at=timezone.now() - timedelta(days=31)
     )
-    assert purge_message_keys(older_than_days=30) == 1
+    assert purge_expired_keys(older_than_days=30)["message key"] == 1
     assert list(MessageKey.objects.values_list("key", flat=True)) == ["alice-new-0001"]
     assert Message.objects.count() == 2

@@ -52,7 +52,6 @@ def test_wait_for_messages_publishes_the_seeds_schema():
             "timeout_s": {"type": "integer", "minimum": 0, "maximum": 50},
             "limit": {"type": "integer", "minimum": 1, "maximum": 50},
         },
-        "required": [],
         "additionalProperties": False,
     }
     assert tool.is_async

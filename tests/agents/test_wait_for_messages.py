@@ -5,14 +5,12 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.db import connection
 
-from agents import wakeups
+from agents import inbox
+from agents.inbox import BUSY_LOOP_NOTE, record_delivered, wait_for_messages
 from agents.models import AgentProfile
-from agents.services import (
-    BUSY_LOOP_NOTE,
-    record_delivered,
-    send_agent_message,
-    wait_for_messages,
-)
+from agents.sending import send_agent_message
+from osfoundry import wakeups
+from osfoundry.disconnect import DisconnectWatcher
 from osfoundry.errors import Invalid
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -35,12 +33,15 @@ def send(sender, to, body, key):
     return in_thread(send_agent_message)(sender=sender, to=to, body=body, idempotency_key=key)
 
 
+def loader(profile):
+    return lambda: (AgentProfile.objects.get(pk=profile.pk), None)
+
+
 async def wait(profile, **arguments):
-    return await wait_for_messages(
-        profile_id=profile.pk,
-        load_profile=lambda: (AgentProfile.objects.get(pk=profile.pk), None),
-        **arguments,
+    page, _receipt = await wait_for_messages(
+        connection=f"test:{profile.pk}", load_profile=loader(profile), **arguments
     )
+    return page
 
 
 async def parked(count=1):
@@ -135,20 +136,29 @@ async def test_a_repeated_zero_timeout_waits_instead_of_spinning(alice, bob):
 
 
 async def test_a_waiter_whose_client_left_unparks_and_leaves_nothing_behind(bob):
-    gone, keys = False, []
+    left = asyncio.Event()
+
+    async def receive():  # the server's receive(): the client goes away when `left` is set
+        await left.wait()
+        return {"type": "http.disconnect"}
+
+    client = DisconnectWatcher(receive)
+    client.start()
     waiting = asyncio.create_task(
-        wait(bob, timeout_s=50, is_disconnected=lambda: gone, on_register=keys.append)
+        wait_for_messages(
+            connection="test:gone", load_profile=loader(bob), timeout_s=50, client=client
+        )
     )
     await parked()
-    gone = True
-    wakeups.registry.wake_local(keys)  # what the REST route does when its client leaves
-    page = await asyncio.wait_for(waiting, 10)
-    assert page.client_gone
+    left.set()
+    page, receipt = await asyncio.wait_for(waiting, 10)
+    assert client.disconnected
+    assert (page.messages, receipt) == ([], None)
     assert wakeups.registry.count() == 0
 
 
 def test_hints_are_used_only_when_they_continue_the_cursor():
-    from agents.services import page_from_hints
+    from agents.inbox import page_from_hints
 
     hint = {"sequence": 4}
     assert page_from_hints([hint, {"sequence": 5}], 3, 50).messages == [hint, {"sequence": 5}]
@@ -159,16 +169,12 @@ def test_hints_are_used_only_when_they_continue_the_cursor():
 
 
 async def test_a_stale_profile_id_for_a_connection_is_corrected(alice, bob):
-    from agents import services
-
     await send(alice, "bob-codex", "hello", "key-00001")
     # What a stale memory would say: the connection long-polled as alice.
-    services._known["pat:test"] = services.Known(alice.pk, 0, time.monotonic() + 60)
-    page = await services.wait_for_connection(
-        connection="pat:test",
-        load_profile=lambda: (AgentProfile.objects.get(pk=bob.pk), None),
-        timeout_s=0,
+    inbox.memory.known["pat:test"] = inbox.Known(alice.pk, 0, time.monotonic() + 60)
+    page, _receipt = await wait_for_messages(
+        connection="pat:test", load_profile=loader(bob), timeout_s=0
     )
     assert [m["body"] for m in page.messages] == ["hello"]
-    assert services._known["pat:test"].profile_id == bob.pk
+    assert inbox.memory.profile_id("pat:test") == bob.pk
     assert wakeups.registry.count() == 0

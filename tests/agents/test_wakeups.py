@@ -1,10 +1,10 @@
 """In-process wake-ups: parked waits end on time through one shared loop timer
-(agents.wakeups.Deadlines), and a sender's thread lets woken waiters answer first."""
+(osfoundry.wakeups.Deadlines), and a sender's thread lets woken waiters answer first."""
 
 import asyncio
 
-from agents import wakeups
-from agents.wakeups import Deadlines, Registry
+from osfoundry import wakeups
+from osfoundry.wakeups import Deadlines, Registry
 
 
 async def test_waits_end_in_the_order_of_their_timeouts():

@@ -55,3 +55,12 @@ def test_secret_key_is_required_in_production(monkeypatch):
     monkeypatch.setenv("SECRET_KEY", "short")
     with pytest.raises(ImproperlyConfigured, match="at least 32"):
         s.load_secret_key(False, True)
+
+
+def test_a_renamed_variable_reads_its_old_name_with_a_warning(monkeypatch):
+    monkeypatch.delenv("X_NEW", raising=False)
+    monkeypatch.setenv("X_OLD", "3")
+    with pytest.warns(FutureWarning, match="X_OLD is renamed X_NEW"):
+        assert s.env_int(s.env_renamed("X_NEW", "X_OLD"), 8) == 3
+    monkeypatch.setenv("X_NEW", "5")
+    assert s.env_int(s.env_renamed("X_NEW", "X_OLD"), 8) == 5

@@ -13,7 +13,7 @@ from rooms.models import Project, Repository, Room
 @pytest.fixture(autouse=True)
 def _credentials_in_tmp(tmp_path, monkeypatch):
     monkeypatch.setattr(
-        "rooms.management.commands.seed_demo.CREDENTIALS", tmp_path / "demo-credentials.json"
+        "agents.management.commands.seed_demo.CREDENTIALS", tmp_path / "demo-credentials.json"
     )
 
 

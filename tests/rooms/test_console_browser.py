@@ -17,7 +17,7 @@ from django.conf import settings
 from django.contrib.auth.hashers import make_password
 from django.db import connection
 
-from agents.services import create_access_token
+from agents.tokens import create_access_token
 from rooms.models import LauncherApp, Proposal
 from tests.servers import CHROMIUM, CHROMIUM_ARGS, free_port
 

@@ -1,13 +1,9 @@
 import pytest
 
 from osfoundry.errors import Conflict, Invalid, NotFound
+from rooms.access import get_proposal_for_user
 from rooms.models import LauncherApp, Proposal
-from rooms.services import (
-    approve_proposal,
-    decline_proposal,
-    get_proposal_for_user,
-    propose_snippet,
-)
+from rooms.services import approve_proposal, decline_proposal, propose_snippet
 
 
 @pytest.fixture

@@ -132,12 +132,13 @@ def test_old_keys_of_decided_proposals_are_purged(room, owner, agent, files):
 
     from django.utils import timezone
 
-    from rooms.services import decline_proposal, purge_idempotency_keys
+    from osfoundry.idempotency import purge_expired_keys
+    from rooms.services import decline_proposal
 
     decided = propose(room, agent, files, "old-key-001").proposal
     decline_proposal(owner=owner, proposal_id=decided.pk)
     pending = propose(room, agent, {**files, "src/x.ts": "1"}, "old-key-002").proposal
     ProposalKey.objects.update(created_at=timezone.now() - timedelta(days=31))
-    assert purge_idempotency_keys(older_than_days=30) == 1
+    assert purge_expired_keys(older_than_days=30)["proposal key"] == 1
     assert list(ProposalKey.objects.values_list("key", flat=True)) == ["old-key-002"]
     assert Proposal.objects.filter(pk__in=[decided.pk, pending.pk]).count() == 2

@@ -4,11 +4,8 @@ import pytest
 from django.urls import reverse
 
 from osfoundry.errors import Conflict, NotFound
-from rooms.services import (
-    approve_proposal,
-    get_pending_proposal_for_owner,
-    propose_snippet,
-)
+from rooms.access import get_pending_proposal_for_owner
+from rooms.services import approve_proposal, propose_snippet
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from agents.services import revoke_access_token
+from agents.tokens import revoke_access_token
 from rooms.models import Proposal, Room
 from rooms.services import approve_proposal
 
@@ -75,7 +75,7 @@ def test_missing_or_bad_token_is_401(client, room, write_token):
 
 
 def test_revoked_token_is_401(client, agent, room):
-    from agents.services import create_access_token
+    from agents.tokens import create_access_token
 
     token, raw = create_access_token(user=agent, scopes="osfoundry:read")
     revoke_access_token(token=token)

@@ -3,13 +3,8 @@
 import pytest
 
 from osfoundry.errors import NotFound
-from rooms.services import (
-    approve_proposal,
-    get_proposal_for_user,
-    list_room_apps,
-    propose_snippet,
-    room_events_after,
-)
+from rooms.access import get_proposal_for_user
+from rooms.services import approve_proposal, list_room_apps, propose_snippet, room_events_after
 
 
 @pytest.fixture

@@ -70,7 +70,7 @@ def test_approval_wakes_room_waiters_and_websocket_group(
 ):
     proposal = propose(room, agent, files, "One")
     with (
-        mock.patch("agents.wakeups.notify") as notify,
+        mock.patch("osfoundry.wakeups.notify") as notify,
         django_capture_on_commit_callbacks(execute=True),
     ):
         approve_proposal(owner=owner, proposal_id=proposal.pk)

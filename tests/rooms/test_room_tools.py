@@ -6,7 +6,7 @@ import time
 
 from django.db import connection
 
-from agents import wakeups
+from osfoundry import wakeups
 from rooms import services
 from rooms.models import Proposal, Room
 from tests.mcpclient import call_tool, connect

@@ -4,7 +4,8 @@ import pytest
 
 from osfoundry.errors import Invalid
 from rooms.models import Proposal
-from rooms.services import path_problem, propose_snippet, snippet_problems
+from rooms.services import propose_snippet
+from rooms.snippets import path_problem, snippet_problems
 
 ENTRY = {"src/App.tsx": "export default () => null;"}
 

@@ -1,7 +1,7 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from agents.services import create_access_token
+from agents.tokens import create_access_token
 from osfoundry.errors import DomainError
 
 

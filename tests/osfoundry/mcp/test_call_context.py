@@ -46,7 +46,6 @@ class Probe:
         common = {
             "description": "test",
             "arguments": NoArgs,
-            "input_schema": {"type": "object"},
             "scope": READ,
             "annotations": {},
         }

@@ -10,8 +10,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from agents.models import AccessToken
-from agents.services import create_access_token
-from osfoundry.auth import hash_token
+from agents.tokens import create_access_token, hash_token
 from rooms.demo import standup_timer_files
 from rooms.models import Project, Repository, Room
 from rooms.services import import_repo_version

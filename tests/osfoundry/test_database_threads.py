@@ -6,13 +6,13 @@ import pytest
 from django.db import connection
 from django.db.backends.signals import connection_created
 
-from osfoundry.mcp.tooling import run_sync, shutdown_database_threads
+from osfoundry.dbthreads import run_sync, shutdown_database_threads
 
 
 @pytest.fixture
 def opened(transactional_db, settings):
     """Counts the connections the (single) database thread opens."""
-    settings.MCP_DATABASE_THREADS = 1
+    settings.DATABASE_THREADS = 1
     shutdown_database_threads()
     count = []
 
@@ -53,7 +53,7 @@ def test_connection_left_outside_autocommit_is_dropped(opened):
 
 
 def test_connection_is_renewed_after_its_age(opened, settings):
-    settings.MCP_CONN_MAX_AGE = 0
+    settings.DATABASE_THREAD_CONN_MAX_AGE = 0
     call(query)
     call(query)
     assert len(opened) == 2

@@ -1,0 +1,112 @@
+"""Who may see what: one access function per object, used by every interface.
+
+Each raises NotFound for "missing" and "not yours" alike: a stranger learns nothing, not even
+that an id exists.
+"""
+
+import uuid
+
+from osfoundry.auth import User
+from osfoundry.errors import Conflict, NotFound, Unavailable
+
+from .models import LauncherApp, Proposal, RepositoryVersion, Room
+
+LOCAL_ROOMS_UNAVAILABLE = "Local Rooms are unavailable"
+
+
+def parse_uuid(value, *, field: str, what: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(str(value))
+    except (ValueError, AttributeError):
+        raise NotFound(f"{what} {value!r} not found", field=field) from None
+
+
+def get_room_for_user(user: User, room_id, *, agent: bool = False) -> Room:
+    """The Room if `user` owns it or is a member; NotFound for missing and not-yours alike.
+
+    `agent=True` is for agent-facing operations, which never reach a local Room.
+    """
+    pk = parse_uuid(room_id, field="room_id", what="Room")
+    room = Room.objects.visible_to(user).filter(pk=pk).select_related("project", "owner").first()
+    if room is None:
+        raise NotFound(
+            f"Room {str(room_id)!r} not found; call list_rooms for the Room ids you can use",
+            field="room_id",
+        )
+    if agent and room.is_local:
+        raise Unavailable(LOCAL_ROOMS_UNAVAILABLE, code="local_room", field="room_id")
+    return room
+
+
+def get_proposal_for_user(user: User, proposal_id) -> Proposal:
+    """The proposal for its Room's owner or its proposer. Members and strangers get NotFound:
+    pending content is for the reviewer's eyes only."""
+    pk = parse_uuid(proposal_id, field="proposal_id", what="Proposal")
+    proposal = (
+        Proposal.objects.select_related("room", "proposed_by", "decided_by", "app")
+        .filter(pk=pk)
+        .first()
+    )
+    if proposal is None or not user.is_authenticated:
+        raise NotFound(f"Proposal {str(proposal_id)!r} not found", field="proposal_id")
+    if user.pk not in (proposal.room.owner_id, proposal.proposed_by_id):
+        raise NotFound(f"Proposal {str(proposal_id)!r} not found", field="proposal_id")
+    return proposal
+
+
+def get_app_for_user(user: User, room_id, instance_id, *, agent: bool = False) -> LauncherApp:
+    room = get_room_for_user(user, room_id, agent=agent)
+    pk = parse_uuid(instance_id, field="instance_id", what="App")
+    app = room.apps.select_related("proposal").filter(pk=pk).first()
+    if app is None:
+        raise NotFound(
+            f"App {str(instance_id)!r} not found in this Room; call list_room_apps for its apps",
+            field="instance_id",
+        )
+    return app
+
+
+def get_repo_version_for_user(user: User, *, repository_id, version_id) -> RepositoryVersion:
+    """A pinned version for members of its project and for owners of the project's Rooms (who
+    review repo proposals); NotFound for everyone else."""
+    repo_pk = parse_uuid(repository_id, field="repository_id", what="Repository")
+    version_pk = parse_uuid(version_id, field="version_id", what="Version")
+    version = (
+        RepositoryVersion.objects.select_related("repository__project")
+        .filter(pk=version_pk, repository_id=repo_pk)
+        .first()
+    )
+    project = version.repository.project if version else None
+    if (
+        project is None
+        or not user.is_authenticated
+        or not (
+            project.members.filter(pk=user.pk).exists() or project.rooms.filter(owner=user).exists()
+        )
+    ):
+        raise NotFound(f"Version {str(version_id)!r} not found", field="version_id")
+    return version
+
+
+def get_pending_proposal_for_owner(*, owner: User, proposal_id) -> Proposal:
+    """A pending proposal, for its Room's owner only: the owner's preview of unapproved code.
+
+    Members, strangers and even the proposer get NotFound (an unreviewed snippet never runs in
+    anyone else's session); a decided proposal is a Conflict that says where it went.
+    """
+    pk = parse_uuid(proposal_id, field="proposal_id", what="Proposal")
+    proposal = (
+        Proposal.objects.select_related("room", "repository_version").filter(pk=pk).first()
+        if owner.is_authenticated
+        else None
+    )
+    if proposal is None or not proposal.room.is_owned_by(owner):
+        raise NotFound(f"Proposal {str(proposal_id)!r} not found", field="proposal_id")
+    if not proposal.is_pending:
+        where = (
+            "open it from the Room launcher" if proposal.status == "approved" else "nothing runs"
+        )
+        raise Conflict(
+            f"This proposal was already {proposal.status}; {where}", code="already_decided"
+        )
+    return proposal

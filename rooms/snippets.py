@@ -1,0 +1,151 @@
+"""The snippet rules: what a proposed snippet must be, and which files the Room runs.
+
+Pure functions of the proposed files (and, for a repository version, of its pinned files):
+rooms.services applies them when a proposal arrives; the Room page's runtime gets exactly what
+runnable_files returns.
+"""
+
+import unicodedata
+
+from django.conf import settings
+
+from osfoundry.errors import Unavailable
+
+from .models import Proposal
+
+SNIPPET_ENTRY = "src/App.tsx"
+MAX_PATH_CHARS = 255
+# What the in-browser runtime can load; a repository version runs from its src/ folder.
+RUNNABLE_SUFFIXES = (".tsx", ".ts", ".jsx", ".js", ".mjs", ".json", ".css")
+RUNNABLE_FOLDER = "src/"
+RUNNABLE_MAX_BYTES = 5_000_000
+
+
+def path_problem(path: str) -> str | None:
+    """Why `path` is not a safe relative path, or None.
+
+    Paths are taken as given, never normalised: `src/./App.tsx`, `src//x.ts` and a trailing
+    slash are refused rather than silently rewritten, so the reviewer sees exactly what runs.
+    """
+    if not path:
+        return "empty path"
+    if len(path) > MAX_PATH_CHARS:
+        return f"longer than {MAX_PATH_CHARS} characters"
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in path):
+        return "contains a NUL, control or invisible formatting character"
+    if "\\" in path:
+        return "backslash; use '/' between folders"
+    if path.startswith("/"):
+        return "absolute path; use a path relative to the app root, e.g. 'src/App.tsx'"
+    if len(path) >= 2 and path[1] == ":":
+        return "drive letter; use a path relative to the app root"
+    segments = path.split("/")
+    if ".." in segments:
+        return "'..' segment; paths must stay inside the app"
+    if "" in segments:
+        return "empty segment ('//' or a trailing '/'); write each folder once"
+    if "." in segments:
+        return "'.' segment; write the path without './'"
+    return None
+
+
+def path_identity(path: str) -> str:
+    # Two keys that name the same file on a case-insensitive or normalising file system
+    # (macOS, Windows) would overwrite each other when the app is checked out: refuse them.
+    return unicodedata.normalize("NFC", path).casefold()
+
+
+def snippet_problems(files: dict[str, str]) -> list[str]:
+    """Every reason `files` cannot be proposed as a snippet, each with its fix ([]: none)."""
+    problems = []
+    count = len(files)
+    if count == 0:
+        return [f"files: empty; add at least {SNIPPET_ENTRY}"]
+    if count > settings.SNIPPET_MAX_FILES:
+        problems.append(
+            f"files: {count} files, at most {settings.SNIPPET_MAX_FILES} allowed; "
+            "an app this size belongs in a repository: use propose_room_repo_app"
+        )
+    total = 0
+    seen: dict[str, str] = {}
+    for path, text in files.items():
+        problem = path_problem(path)
+        if problem:
+            problems.append(f"unsafe path {path!r}: {problem}")
+            continue
+        size = text_bytes(text)
+        total += size
+        if not is_storable_text(text):
+            # PostgreSQL's jsonb cannot hold NUL or lone surrogates; no database gets them.
+            problems.append(
+                f"files[{path!r}]: contains NUL bytes or invalid Unicode, i.e. binary content; "
+                "a snippet carries text files only: drop it, or put the app in a repository "
+                "and use propose_room_repo_app"
+            )
+        if size > settings.SNIPPET_MAX_FILE_BYTES:
+            problems.append(
+                f"files[{path!r}]: {size} bytes, at most {settings.SNIPPET_MAX_FILE_BYTES} "
+                "per file; split it, or use propose_room_repo_app for large apps"
+            )
+        identity = path_identity(path)
+        if identity in seen:
+            problems.append(
+                f"paths {seen[identity]!r} and {path!r} collide (they differ only in case or "
+                "Unicode normalisation); rename one"
+            )
+        seen.setdefault(identity, path)
+    if total > settings.SNIPPET_MAX_TOTAL_BYTES:
+        problems.append(
+            f"files: {total} bytes in all, at most {settings.SNIPPET_MAX_TOTAL_BYTES}; "
+            "an app this size belongs in a repository: use propose_room_repo_app"
+        )
+    if SNIPPET_ENTRY not in files:
+        problems.append(f"{SNIPPET_ENTRY} missing")
+    return problems
+
+
+def is_storable_text(text: str) -> bool:
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def text_bytes(text: str) -> int:
+    # surrogatepass: a lone surrogate must reach validation (and its clear error), not crash.
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def runnable_files(*, proposal: Proposal) -> dict[str, str]:
+    """The files the Room's browser runtime gets for `proposal`: nothing else enters the frame.
+
+    A snippet runs as proposed. A repository version runs from its src/ folder (the runtime's
+    file types only, binary files left out) and must contain the entry src/App.tsx.
+    """
+    if proposal.kind == Proposal.Kind.SNIPPET:
+        return dict(proposal.files)
+    version = proposal.repository_version
+    files = {
+        path: text
+        for path, text in version.files.items()
+        if isinstance(text, str)
+        and path.startswith(RUNNABLE_FOLDER)
+        and path.endswith(RUNNABLE_SUFFIXES)
+    }
+    if SNIPPET_ENTRY not in files:
+        raise Unavailable(
+            f"{version} has no {SNIPPET_ENTRY}, so the Room cannot run it in a tab: the runtime "
+            f"starts from {SNIPPET_ENTRY}. Propose a version that has it.",
+            code="not_runnable",
+        )
+    total = sum(text_bytes(text) for text in files.values())
+    if total > RUNNABLE_MAX_BYTES:
+        raise Unavailable(
+            f"{version} has {total} bytes of app code under {RUNNABLE_FOLDER}; the Room runs at "
+            f"most {RUNNABLE_MAX_BYTES} bytes in the browser; trim src/ and propose that version.",
+            code="not_runnable",
+        )
+    return files
