@@ -230,6 +230,9 @@ BEARER_TOKEN_BACKENDS = [
     "osfoundry.oauth.authenticate_oauth_token",
 ]
 
+# The modules whose TOOLS the MCP endpoint publishes, in this order (osfoundry/mcp/tooling.py).
+MCP_TOOL_MODULES = ["rooms.tools", "agents.tools"]
+
 ROOT_URLCONF = "osfoundry.urls"
 ASGI_APPLICATION = "osfoundry.asgi.application"
 

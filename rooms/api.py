@@ -4,7 +4,7 @@ from osfoundry.api_auth import bearer, principal_with
 from osfoundry.auth import READ, WRITE
 from osfoundry.schemas import MAX_PAGE, PageLimit, Sequence
 
-from . import access, services
+from . import access, events, services
 from .schemas import RepoProposalIn, SnippetProposalIn
 
 router = Router(tags=["rooms"], auth=bearer)
@@ -111,7 +111,7 @@ def read_proposal(request, proposal_id: str):
 @router.get("/rooms/{room_id}/events", summary="Room events after a sequence")
 def room_events(request, room_id: str, query: Query[EventsQuery]):
     principal = principal_with(request, READ)
-    return services.room_events_after(
+    return events.room_events_after(
         principal.user,
         room_id,
         after_sequence=query.after_sequence,

@@ -8,8 +8,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from osfoundry.auth import READ, authenticate_bearer, bearer_from_header
 from osfoundry.errors import DomainError
 
-from . import access, services
-from .events import room_group
+from . import access, events
 
 
 class RoomEventsConsumer(AsyncJsonWebsocketConsumer):
@@ -34,7 +33,7 @@ class RoomEventsConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=4404)
             return
         self.last_sent = self.after_sequence_from_query()
-        await self.channel_layer.group_add(room_group(self.room_id), self.channel_name)
+        await self.channel_layer.group_add(events.room_group(self.room_id), self.channel_name)
         await self.accept()
         await self.send_new_events()
 
@@ -60,7 +59,9 @@ class RoomEventsConsumer(AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code):
         if getattr(self, "last_sent", None) is not None:
-            await self.channel_layer.group_discard(room_group(self.room_id), self.channel_name)
+            await self.channel_layer.group_discard(
+                events.room_group(self.room_id), self.channel_name
+            )
 
     async def receive_json(self, content, **kwargs):
         # The feed is one-way; a client may ask to resume after a sequence.
@@ -74,7 +75,7 @@ class RoomEventsConsumer(AsyncJsonWebsocketConsumer):
 
     async def send_new_events(self):
         while True:
-            page = await database_sync_to_async(services.room_events_after)(
+            page = await database_sync_to_async(events.room_events_after)(
                 self.user, self.room_id, after_sequence=self.last_sent, limit=50
             )
             for event in page["events"]:

@@ -1,4 +1,5 @@
-"""Room events: built here, appended in the caller's transaction, published after commit.
+"""Room events: built here, appended in the caller's transaction, published after commit, and
+read back in pages (poll_resource_events, the REST route, the websocket feed).
 
 The event row is written inside the same transaction as the state change it describes, so an
 event exists exactly when its change does. Publishing (websocket groups, long-poll wake-ups) waits
@@ -12,7 +13,10 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from osfoundry import wakeups
+from osfoundry.auth import User
+from osfoundry.schemas import MAX_PAGE
 
+from .access import get_room_for_user
 from .models import Room, RoomEvent
 
 logger = logging.getLogger(__name__)
@@ -57,3 +61,27 @@ def publish_room_event(data: dict) -> None:
     except Exception:
         # The event is stored; websocket clients catch up by resuming from their sequence.
         logger.exception("could not publish room event %s", data.get("sequence"))
+
+
+def room_events_after(
+    user: User, room_id, *, after_sequence: int = 0, limit: int = MAX_PAGE, agent: bool = False
+) -> dict:
+    """A page of the Room's events after `after_sequence`, as `user` may see them."""
+    room = get_room_for_user(user, room_id, agent=agent)
+    rows = list(
+        RoomEvent.objects.filter(room=room, sequence__gt=after_sequence).order_by("sequence")[
+            :limit
+        ]
+    )
+    out = [event.as_dict() for event in rows]
+    if not room.is_owned_by(user):
+        out = [redact_for_member(event, user) for event in out]
+    cursor = rows[-1].sequence if rows else max(after_sequence, 0)
+    return {"events": out, "next_after_sequence": cursor}
+
+
+def redact_for_member(event: dict, user: User) -> dict:
+    # Members see that a proposal exists only when it is theirs; its name is pending content.
+    if event["type"] == PROPOSAL_CREATED and event.get("proposed_by") != user.get_username():
+        return {k: event[k] for k in ("sequence", "type", "room_id", "created_at")}
+    return event

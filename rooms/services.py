@@ -27,7 +27,6 @@ from .models import (
     Repository,
     RepositoryVersion,
     Room,
-    RoomEvent,
 )
 from .snippets import snippet_problems, text_bytes
 
@@ -362,29 +361,6 @@ def list_room_apps(
     room = get_room_for_user(user, room_id, agent=agent)
     apps = room.apps.select_related("proposal").order_by("position")[:limit]
     return [app.as_dict() for app in apps]
-
-
-def room_events_after(
-    user, room_id, *, after_sequence: int = 0, limit: int = 50, agent: bool = False
-) -> dict:
-    room = get_room_for_user(user, room_id, agent=agent)
-    rows = list(
-        RoomEvent.objects.filter(room=room, sequence__gt=after_sequence).order_by("sequence")[
-            :limit
-        ]
-    )
-    events_out = [event.as_dict() for event in rows]
-    if not room.is_owned_by(user):
-        events_out = [redact_for_member(event, user) for event in events_out]
-    cursor = rows[-1].sequence if rows else max(after_sequence, 0)
-    return {"events": events_out, "next_after_sequence": cursor}
-
-
-def redact_for_member(event: dict, user: User) -> dict:
-    # Members see that a proposal exists only when it is theirs; its name is pending content.
-    if event["type"] == events.PROPOSAL_CREATED and event.get("proposed_by") != user.get_username():
-        return {k: event[k] for k in ("sequence", "type", "room_id", "created_at")}
-    return event
 
 
 # ---------------------------------------------------------------------------------------------

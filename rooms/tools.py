@@ -11,8 +11,7 @@ from osfoundry.auth import READ, WRITE
 from osfoundry.dbthreads import run_sync
 from osfoundry.mcp.tooling import CallContext, Tool
 
-from . import access, services
-from .events import room_key
+from . import access, events, services
 from .schemas import (
     AppArgs,
     NoArgs,
@@ -92,11 +91,11 @@ async def poll_resource_events(ctx: CallContext, args: PollArgs) -> dict:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + args.timeout_s
     # Register before the first read: an event committed in between still wakes us.
-    waiter = wakeups.registry.register([room_key(room.pk)])
+    waiter = wakeups.registry.register([events.room_key(room.pk)])
     try:
         while True:
             page = await run_sync(
-                services.room_events_after,
+                events.room_events_after,
                 user,
                 room.pk,
                 after_sequence=args.after_sequence,

@@ -10,10 +10,8 @@ dispatches the `TOOLS` lists of the apps (rooms/tools.py, agents/tools.py).
 
 import asyncio
 import base64
-import importlib
 import json
 import logging
-from collections.abc import Iterable
 
 from django.conf import settings
 from pydantic import ValidationError
@@ -25,7 +23,7 @@ from osfoundry.errors import DomainError, describe_validation_error
 from osfoundry.http import Request, dumps, host_problem, origin_problem, send_json, www_authenticate
 
 from . import ratelimit
-from .tooling import CallContext, Tool
+from .tooling import CallContext, Tool, collect_tools, describe_tool
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +33,6 @@ PROTOCOL_VERSION = "2025-11-25"
 # Older handshake revisions whose messages we answer the same way; a client that offers one in
 # initialize gets it back, any other offer gets ours.
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
-TOOL_MODULES = ("rooms.tools", "agents.tools")
 PAGE_SIZE = 50
 SERVER_INFO = {"name": "osfoundry", "title": "osFoundry Rooms", "version": "0.1.0"}
 INSTRUCTIONS = (
@@ -51,34 +48,6 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 UNAUTHORIZED = -32001
 UNSUPPORTED_PROTOCOL_VERSION = -32022
-
-
-def collect_tools(modules: Iterable[str] = TOOL_MODULES) -> list[Tool]:
-    """Every app's TOOLS, in order; an app that is not installed simply adds none."""
-    tools: list[Tool] = []
-    for name in modules:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise  # the module exists but is broken: fail loudly
-            continue
-        tools.extend(module.TOOLS)
-    names = [tool.name for tool in tools]
-    duplicates = {name for name in names if names.count(name) > 1}
-    if duplicates:
-        raise RuntimeError(f"MCP tools defined twice: {', '.join(sorted(duplicates))}")
-    return tools
-
-
-def describe_tool(tool: Tool) -> dict:
-    return {
-        "name": tool.name,
-        "description": tool.description,
-        "inputSchema": tool.input_schema,
-        "annotations": tool.annotations,
-        "securitySchemes": [{"type": "oauth2", "scopes": [tool.scope]}],
-    }
 
 
 class Reply(Exception):

@@ -2,10 +2,12 @@
 the protocol module (osfoundry/mcp/protocol.py) lists and dispatches them and knows nothing else.
 """
 
-from collections.abc import Awaitable, Callable
+import importlib
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from pydantic import BaseModel
 
 from osfoundry.auth import Principal
@@ -87,3 +89,31 @@ def trim_schema(node: dict) -> dict:
             value = trim_schema(value)
         out[key] = value
     return out
+
+
+def collect_tools(modules: Iterable[str] | None = None) -> list[Tool]:
+    """Every app's TOOLS, in order; an app that is not installed simply adds none."""
+    tools: list[Tool] = []
+    for name in settings.MCP_TOOL_MODULES if modules is None else modules:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise  # the module exists but is broken: fail loudly
+            continue
+        tools.extend(module.TOOLS)
+    names = [tool.name for tool in tools]
+    duplicates = {name for name in names if names.count(name) > 1}
+    if duplicates:
+        raise RuntimeError(f"MCP tools defined twice: {', '.join(sorted(duplicates))}")
+    return tools
+
+
+def describe_tool(tool: Tool) -> dict:
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "inputSchema": tool.input_schema,
+        "annotations": tool.annotations,
+        "securitySchemes": [{"type": "oauth2", "scopes": [tool.scope]}],
+    }

@@ -4,7 +4,8 @@ import pytest
 
 from osfoundry.errors import NotFound
 from rooms.access import get_proposal_for_user
-from rooms.services import approve_proposal, list_room_apps, propose_snippet, room_events_after
+from rooms.events import room_events_after
+from rooms.services import approve_proposal, list_room_apps, propose_snippet
 
 
 @pytest.fixture

@@ -2,14 +2,9 @@ from unittest import mock
 
 import pytest
 
+from rooms.events import room_events_after
 from rooms.models import RoomEvent
-from rooms.services import (
-    approve_proposal,
-    decline_proposal,
-    deploy_app,
-    propose_snippet,
-    room_events_after,
-)
+from rooms.services import approve_proposal, decline_proposal, deploy_app, propose_snippet
 
 
 def propose(room, agent, files, name):

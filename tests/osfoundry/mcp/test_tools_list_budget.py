@@ -5,7 +5,7 @@ import json
 import pytest
 
 from osfoundry import asgi
-from osfoundry.mcp.protocol import collect_tools
+from osfoundry.mcp.tooling import collect_tools
 from rooms.tools import TOOLS as ROOM_TOOLS
 from tests.mcpclient import rpc
 
