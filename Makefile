@@ -43,6 +43,8 @@ run: install
 lint: install-dev
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 fmt: install-dev
 	$(BIN)/ruff format .
@@ -51,5 +53,7 @@ fmt: install-dev
 test: install-dev browser
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	STATIC_MANIFEST=0 $(BIN)/python -m pytest $(PYTEST_ARGS)

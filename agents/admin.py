@@ -66,7 +66,7 @@ class AgentProfileAdmin(admin.ModelAdmin):
 
 class ChannelForm(forms.ModelForm):
     def clean(self):
-        cleaned = super().clean()
+        cleaned = super().clean() or {}
         project, members = cleaned.get("project"), cleaned.get("members")
         if project is not None and members is not None:
             try:

@@ -193,7 +193,7 @@ def page_from_hints(hints: list[dict], cursor: int, limit: int) -> InboxPage | N
     Sequences are handed out under the recipient's row lock, held until commit, so entries
     commit in sequence order: the one after `cursor` is exactly cursor + 1."""
     by_sequence = {h["sequence"]: h for h in hints if h["sequence"] > cursor}
-    run = []
+    run: list[dict] = []
     while cursor + len(run) + 1 in by_sequence:
         run.append(by_sequence[cursor + len(run) + 1])
     if not run:
@@ -303,9 +303,9 @@ async def open_wait(
         key = agent_key(profile_id)
         waiter = wakeups.registry.register([key])
         try:
-            state = memory.idle_state(connection, after_sequence)
-            if state is not None and state.profile_id == profile_id:
-                return waiter, state, InboxPage([], state.cursor)
+            idle = memory.idle_state(connection, after_sequence)
+            if idle is not None and idle.profile_id == profile_id:
+                return waiter, idle, InboxPage([], idle.cursor)
             generation = wakeups.registry.generation
             state, page = await run_sync(
                 open_inbox, load_profile=load_profile, after_sequence=after_sequence, limit=limit

@@ -167,7 +167,7 @@ class InboxEntry(models.Model):
             "thread_root_id": str(message.thread_root_id or message.pk),
             "created_at": message.created_at.isoformat(),
         }
-        if message.channel_id:
+        if message.channel is not None:
             data["channel"] = {"id": str(message.channel_id), "name": message.channel.name}
         if self.starts_run:
             data["started"] = True

@@ -46,7 +46,7 @@ class SendResult:
         return cls(message, delivered, message.skipped, replay=True)
 
     def as_dict(self) -> dict:
-        data = {
+        data: dict = {
             "message_id": str(self.message.pk),
             "delivered": self.delivered,
             "skipped": self.skipped,
@@ -173,7 +173,7 @@ def get_thread_root(sender: AgentProfile, thread_root_id: str, channel: Channel 
         can_see = (
             root.sender_id == sender.pk
             or root.deliveries.filter(recipient=sender).exists()
-            or (root.channel_id and root.channel.members.filter(pk=sender.pk).exists())
+            or (root.channel is not None and root.channel.members.filter(pk=sender.pk).exists())
         )
         root = root if can_see else None
     if root is None:
@@ -184,7 +184,7 @@ def get_thread_root(sender: AgentProfile, thread_root_id: str, channel: Channel 
     if root.channel_id != getattr(channel, "pk", None):
         raise Invalid(
             "thread_root_id: the thread belongs to "
-            + (f"#{root.channel.name}" if root.channel_id else "direct messages")
+            + (f"#{root.channel.name}" if root.channel is not None else "direct messages")
             + "; reply where it started",
             field="thread_root_id",
         )

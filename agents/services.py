@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 
+from osfoundry.auth import User
 from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound
 from rooms.models import Project
 
@@ -51,7 +52,7 @@ class ClaimResult:
         return data
 
 
-def claim_connected_profile(*, user, connection_key: str, handle: str) -> ClaimResult:
+def claim_connected_profile(*, user: User, connection_key: str, handle: str) -> ClaimResult:
     """Claim `handle` for the caller's connection (one profile per token); claiming again with
     another handle renames the profile and frees the old handle."""
     problem = handle_problem(handle)
@@ -60,7 +61,9 @@ def claim_connected_profile(*, user, connection_key: str, handle: str) -> ClaimR
     current = AgentProfile.objects.filter(connection_key=connection_key).first()
     if current is not None and current.handle == handle:
         return ClaimResult(current)
-    taken = AgentProfile.objects.filter(handle=handle).exclude(pk=getattr(current, "pk", None))
+    taken = AgentProfile.objects.filter(handle=handle)
+    if current is not None:
+        taken = taken.exclude(pk=current.pk)
     if taken.exists():
         raise handle_taken(handle)
     try:

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from osfoundry import wakeups
-from osfoundry.auth import SCOPES, Principal
+from osfoundry.auth import SCOPES, Principal, User
 from osfoundry.errors import Invalid
 
 from .inbox import agent_key
@@ -39,7 +39,7 @@ def parse_scopes(scopes: str) -> str:
     return " ".join(scope for scope in SCOPES if scope in wanted)
 
 
-def create_access_token(*, user, scopes: str, name: str = "") -> tuple[AccessToken, str]:
+def create_access_token(*, user: User, scopes: str, name: str = "") -> tuple[AccessToken, str]:
     """Create a token and return it with its secret, which is shown once and never stored."""
     raw = PAT_PREFIX + secrets.token_urlsafe(32)
     token = AccessToken.objects.create(

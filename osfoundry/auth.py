@@ -12,13 +12,13 @@ from datetime import datetime
 from functools import cache
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.utils.module_loading import import_string
 
 from osfoundry.errors import DomainError
 
-# Who a service acts for: a person (a request's user may be anonymous; services check).
-User = AbstractBaseUser | AnonymousUser
+# Who a page's request acts for: a person, or nobody signed in (services check).
+AnyUser = User | AnonymousUser
 
 READ = "osfoundry:read"
 WRITE = "osfoundry:write"
@@ -42,7 +42,7 @@ class InsufficientScope(DomainError):
 
 @dataclass(frozen=True)
 class Principal:
-    user: AbstractBaseUser
+    user: User
     scopes: frozenset[str]
     token_key: str  # stable per token, for rate limits and logs; never the secret
     kind: str  # "pat" or "oauth"

@@ -49,6 +49,10 @@ def shutdown_database_threads() -> None:
     pool.shutdown(wait=True)
 
 
+# Per thread: the connection (by alias) whose closing time tidy_connections() last set.
+_kept = threading.local()
+
+
 def tidy_connections() -> None:
     """Django's close_old_connections for these long-lived threads.
 
@@ -56,11 +60,12 @@ def tidy_connections() -> None:
     (Django's own ASGI path runs each request in a thread of its own, so it keeps none), and
     dropped early when it broke or was left outside autocommit, as Django decides.
     """
+    kept = _kept.__dict__.setdefault("connections", {})
     for conn in connections.all(initialized_only=True):
         if conn.connection is None:
             continue
-        if getattr(conn, "_osf_kept_connection", None) is not conn.connection:
-            conn._osf_kept_connection = conn.connection
+        if kept.get(conn.alias) is not conn.connection:
+            kept[conn.alias] = conn.connection
             conn.close_at = time.monotonic() + settings.DATABASE_THREAD_CONN_MAX_AGE
         conn.close_if_unusable_or_obsolete()
 

@@ -18,6 +18,7 @@ import asyncio
 import contextvars
 import logging
 from collections.abc import Callable
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ class DisconnectWatcher:
         self._callbacks: list[Callable[[], None]] = []
         self._receive = receive
         self._stopped = False
-        self._pending = None  # the receive() coroutine being stepped
+        self._pending: Any = None  # the receive() coroutine being stepped
 
     def start(self) -> None:
         """Start watching; call once the request body was read."""

@@ -82,7 +82,8 @@ def describe_validation_error(
     """Turn pydantic's errors into one Invalid naming every bad field and its fix."""
     messages = []
     first_field = None
-    for error in exc.errors() if isinstance(exc, ValidationError) else exc:
+    errors: list = exc.errors() if isinstance(exc, ValidationError) else exc
+    for error in errors:
         field = field_path(error["loc"])
         first_field = first_field or field
         messages.append(f"{field}: {humanize(error, allowed)}")

@@ -64,7 +64,7 @@ class IdempotencyKey(models.Model):
     def expired(cls, cutoff) -> models.QuerySet:
         """Keys that may be forgotten: used before `cutoff`. Subclasses keep what a client may
         still be retrying."""
-        return cls.objects.filter(created_at__lt=cutoff)
+        return cls._default_manager.filter(created_at__lt=cutoff)
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ class IdempotentRequest[T: models.Model]:
         """What the key was used for with these same arguments, or None if it is new.
         Raises Conflict when it was used with other arguments."""
         used = (
-            self.model.objects.select_related(self.model.target)
+            self.model._default_manager.select_related(self.model.target)
             .filter(**self.scope, operation=self.operation, key=self.key)
             .first()
         )
@@ -102,7 +102,7 @@ class IdempotentRequest[T: models.Model]:
     def record(self, target: T) -> None:
         """Store the key for `target`: call inside the transaction that stores `target`, before
         any other lock is taken, so a concurrent twin stops at the unique constraint."""
-        self.model.objects.create(
+        self.model._default_manager.create(
             **self.scope,
             operation=self.operation,
             key=self.key,

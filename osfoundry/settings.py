@@ -178,7 +178,9 @@ SECRET_KEY = load_secret_key(DEBUG, IS_PRODUCTION)
 PUBLIC_ORIGIN = env_origin("PUBLIC_ORIGIN")
 ALLOWED_HOSTS = env_list(
     "ALLOWED_HOSTS",
-    [urlsplit(PUBLIC_ORIGIN).hostname] if PUBLIC_ORIGIN else ["127.0.0.1", "localhost", "[::1]"],
+    [urlsplit(PUBLIC_ORIGIN).hostname or ""]
+    if PUBLIC_ORIGIN
+    else ["127.0.0.1", "localhost", "[::1]"],
 )
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [PUBLIC_ORIGIN] if PUBLIC_ORIGIN else [])
 

@@ -6,7 +6,7 @@ that an id exists.
 
 import uuid
 
-from osfoundry.auth import User
+from osfoundry.auth import AnyUser
 from osfoundry.errors import Conflict, NotFound, Unavailable
 
 from .models import LauncherApp, Proposal, RepositoryVersion, Room
@@ -21,7 +21,7 @@ def parse_uuid(value, *, field: str, what: str) -> uuid.UUID:
         raise NotFound(f"{what} {value!r} not found", field=field) from None
 
 
-def get_room_for_user(user: User, room_id, *, agent: bool = False) -> Room:
+def get_room_for_user(user: AnyUser, room_id, *, agent: bool = False) -> Room:
     """The Room if `user` owns it or is a member; NotFound for missing and not-yours alike.
 
     `agent=True` is for agent-facing operations, which never reach a local Room.
@@ -38,7 +38,7 @@ def get_room_for_user(user: User, room_id, *, agent: bool = False) -> Room:
     return room
 
 
-def get_proposal_for_user(user: User, proposal_id) -> Proposal:
+def get_proposal_for_user(user: AnyUser, proposal_id) -> Proposal:
     """The proposal for its Room's owner or its proposer. Members and strangers get NotFound:
     pending content is for the reviewer's eyes only."""
     pk = parse_uuid(proposal_id, field="proposal_id", what="Proposal")
@@ -54,7 +54,7 @@ def get_proposal_for_user(user: User, proposal_id) -> Proposal:
     return proposal
 
 
-def get_app_for_user(user: User, room_id, instance_id, *, agent: bool = False) -> LauncherApp:
+def get_app_for_user(user: AnyUser, room_id, instance_id, *, agent: bool = False) -> LauncherApp:
     room = get_room_for_user(user, room_id, agent=agent)
     pk = parse_uuid(instance_id, field="instance_id", what="App")
     app = room.apps.select_related("proposal").filter(pk=pk).first()
@@ -66,7 +66,7 @@ def get_app_for_user(user: User, room_id, instance_id, *, agent: bool = False) -
     return app
 
 
-def get_repo_version_for_user(user: User, *, repository_id, version_id) -> RepositoryVersion:
+def get_repo_version_for_user(user: AnyUser, *, repository_id, version_id) -> RepositoryVersion:
     """A pinned version for members of its project and for owners of the project's Rooms (who
     review repo proposals); NotFound for everyone else."""
     repo_pk = parse_uuid(repository_id, field="repository_id", what="Repository")
@@ -78,7 +78,8 @@ def get_repo_version_for_user(user: User, *, repository_id, version_id) -> Repos
     )
     project = version.repository.project if version else None
     if (
-        project is None
+        version is None
+        or project is None
         or not user.is_authenticated
         or not (
             project.members.filter(pk=user.pk).exists() or project.rooms.filter(owner=user).exists()
@@ -88,7 +89,7 @@ def get_repo_version_for_user(user: User, *, repository_id, version_id) -> Repos
     return version
 
 
-def get_pending_proposal_for_owner(*, owner: User, proposal_id) -> Proposal:
+def get_pending_proposal_for_owner(*, owner: AnyUser, proposal_id) -> Proposal:
     """A pending proposal, for its Room's owner only: the owner's preview of unapproved code.
 
     Members, strangers and even the proposer get NotFound (an unreviewed snippet never runs in

@@ -47,8 +47,7 @@ class RoomMemberInline(admin.TabularInline):
 
 class RoomAppInline(admin.TabularInline):
     model = LauncherApp
-    fields = ["position", "name", "build_state", "created_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("position", "name", "build_state", "created_at")
     extra = 0
     can_delete = False
     show_change_link = True
@@ -75,8 +74,7 @@ class RoomAdmin(admin.ModelAdmin):
 
 class VersionInline(admin.TabularInline):
     model = RepositoryVersion
-    fields = ["commit_hash", "ref", "imported_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("commit_hash", "ref", "imported_at")
     extra = 0
     can_delete = False
     show_change_link = True

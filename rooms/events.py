@@ -13,7 +13,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from osfoundry import wakeups
-from osfoundry.auth import User
+from osfoundry.auth import AnyUser
 from osfoundry.schemas import MAX_PAGE
 
 from .access import get_room_for_user
@@ -64,7 +64,7 @@ def publish_room_event(data: dict) -> None:
 
 
 def room_events_after(
-    user: User, room_id, *, after_sequence: int = 0, limit: int = MAX_PAGE, agent: bool = False
+    user: AnyUser, room_id, *, after_sequence: int = 0, limit: int = MAX_PAGE, agent: bool = False
 ) -> dict:
     """A page of the Room's events after `after_sequence`, as `user` may see them."""
     room = get_room_for_user(user, room_id, agent=agent)
@@ -80,7 +80,7 @@ def room_events_after(
     return {"events": out, "next_after_sequence": cursor}
 
 
-def redact_for_member(event: dict, user: User) -> dict:
+def redact_for_member(event: dict, user: AnyUser) -> dict:
     # Members see that a proposal exists only when it is theirs; its name is pending content.
     if event["type"] == PROPOSAL_CREATED and event.get("proposed_by") != user.get_username():
         return {k: event[k] for k in ("sequence", "type", "room_id", "created_at")}

@@ -33,18 +33,18 @@ def read_commit(path: Path, ref: str) -> Snapshot:
     commit = git(path, "rev-parse", "--verify", f"{ref}^{{commit}}").decode().strip()
     message = git(path, "log", "-1", "--format=%B", commit).decode(errors="replace").strip()
     listing = git(path, "ls-tree", "-r", "-z", "--long", commit).split(b"\0")
-    entries = []
+    entries: list[tuple[str, str, int]] = []
     for line in filter(None, listing):
-        meta, _, name = line.partition(b"\t")
-        mode, kind, sha, size = meta.split()
+        meta, _, raw_name = line.partition(b"\t")
+        _mode, kind, raw_sha, size = meta.split()
         if kind != b"blob":
             continue  # submodules are not part of a pinned version's files
-        entries.append((name.decode(errors="replace"), sha.decode(), int(size)))
+        entries.append((raw_name.decode(errors="replace"), raw_sha.decode(), int(size)))
     if len(entries) > MAX_FILES:
         raise Invalid(f"path: {len(entries)} files at {ref}, at most {MAX_FILES}", field="path")
     wanted = [sha for _, sha, size in entries if size <= MAX_FILE_BYTES]
     blobs = read_blobs(path, wanted)
-    files = {}
+    files: dict[str, str | None] = {}
     for name, sha, _size in entries:
         files[name] = decode_text(blobs.get(sha))
     return Snapshot(commit_hash=commit, message=message[:2000], files=files)

@@ -130,12 +130,14 @@ def file_views(files: dict[str, str | None], *, render_large: bool = False) -> l
     shown = []
     for path in sorted(files):
         text = files[path]
-        binary = is_binary(text)
-        large = not binary and is_large(text)
-        size = 0 if text is None else len(text.encode("utf-8", "surrogatepass"))
-        lines = 0 if binary else text.count("\n") + (0 if text.endswith("\n") else 1)
-        views.append((path, size, lines if text else 0, binary, large))
-        if not binary and (render_large or not large):
+        if text is None or is_binary(text):
+            size = 0 if text is None else len(text.encode("utf-8", "surrogatepass"))
+            views.append((path, size, 0, True, False))
+            continue
+        large = is_large(text)
+        lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+        views.append((path, len(text.encode("utf-8")), lines if text else 0, False, large))
+        if render_large or not large:
             shown.append((path, text))
     rendered = dict(zip([p for p, _ in shown], highlight_many(shown), strict=True))
     return [

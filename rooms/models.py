@@ -1,10 +1,14 @@
 import uuid
+from typing import TYPE_CHECKING, TypeGuard
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from osfoundry.idempotency import IdempotencyKey
+
+if TYPE_CHECKING:
+    from osfoundry.auth import AnyUser, User
 
 # A proposal's and an app's name (the tab title).
 APP_NAME_MAX_CHARS = 200
@@ -24,7 +28,7 @@ class Project(models.Model):
 
 
 class RoomQuerySet(models.QuerySet):
-    def visible_to(self, user):
+    def visible_to(self, user: "AnyUser") -> "RoomQuerySet":
         if not user.is_authenticated:
             return self.none()
         return self.filter(Q(owner=user) | Q(members=user)).distinct()
@@ -64,7 +68,7 @@ class Room(models.Model):
     def is_local(self) -> bool:
         return self.kind == self.Kind.LOCAL
 
-    def is_owned_by(self, user) -> bool:
+    def is_owned_by(self, user: "AnyUser") -> TypeGuard["User"]:
         return user.is_authenticated and self.owner_id == user.pk
 
     def as_dict(self) -> dict:

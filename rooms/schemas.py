@@ -12,8 +12,6 @@ from .models import APP_NAME_MAX_CHARS
 
 AppName = Annotated[str, Field(max_length=APP_NAME_MAX_CHARS)]
 SnippetFiles = dict[str, str]
-# MCP clients send JSON numbers: no "5" for 5 (REST query strings parse theirs).
-StrictLimit = Annotated[PageLimit, Field(strict=True)]
 
 
 class SnippetProposalIn(Strict):
@@ -42,7 +40,7 @@ class RoomArgs(Strict):
 
 class RoomAppsArgs(Strict):
     room_id: str
-    limit: StrictLimit = MAX_PAGE
+    limit: PageLimit = MAX_PAGE
 
 
 class AppArgs(Strict):
@@ -68,6 +66,6 @@ class RepoArgs(Strict):
 class PollArgs(Strict):
     resource_type: Literal["room"]
     resource_id: str
-    after_sequence: Annotated[Sequence, Field(strict=True)] = 0
-    timeout_s: Annotated[WaitSeconds, Field(strict=True)] = 30
-    limit: StrictLimit = MAX_PAGE
+    after_sequence: Sequence = 0
+    timeout_s: WaitSeconds = 30
+    limit: PageLimit = MAX_PAGE

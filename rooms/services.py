@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from osfoundry.auth import User
+from osfoundry.auth import AnyUser, User
 from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound
 from osfoundry.idempotency import IdempotentRequest, canonical_hash
 from osfoundry.schemas import MAX_PAGE
@@ -217,7 +217,7 @@ def insert_proposal(
 # Deciding
 
 
-def lock_pending_for_owner(*, owner: User, proposal_id, content_hash: str | None) -> Proposal:
+def lock_pending_for_owner(*, owner: AnyUser, proposal_id, content_hash: str | None) -> Proposal:
     """Lock the Room, then the proposal. Call inside a transaction."""
     pk = parse_uuid(proposal_id, field="proposal_id", what="Proposal")
     found = Proposal.objects.filter(pk=pk).values_list("room_id", flat=True).first()
@@ -253,7 +253,9 @@ def lock_pending_for_owner(*, owner: User, proposal_id, content_hash: str | None
 
 
 @transaction.atomic
-def approve_proposal(*, owner: User, proposal_id, content_hash: str | None = None) -> LauncherApp:
+def approve_proposal(
+    *, owner: AnyUser, proposal_id, content_hash: str | None = None
+) -> LauncherApp:
     proposal = lock_pending_for_owner(
         owner=owner, proposal_id=proposal_id, content_hash=content_hash
     )
@@ -320,7 +322,7 @@ def decline_proposal(
 
 @transaction.atomic
 def deploy_app(
-    *, acting_user: User, room_id, instance_id, state: str = "ready", detail: str = ""
+    *, acting_user: AnyUser, room_id, instance_id, state: str = "ready", detail: str = ""
 ) -> LauncherApp:
     if state not in LauncherApp.BuildState.values:
         allowed = ", ".join(LauncherApp.BuildState.values)
@@ -350,13 +352,13 @@ def deploy_app(
 # Reads shared by the API, the MCP tools and the console
 
 
-def list_rooms(user: User) -> list[dict]:
+def list_rooms(user: AnyUser) -> list[dict]:
     rooms = Room.objects.visible_to(user).select_related("project", "owner")
     return [room.as_dict() for room in rooms]
 
 
 def list_room_apps(
-    user: User, room_id, *, limit: int = MAX_PAGE, agent: bool = False
+    user: AnyUser, room_id, *, limit: int = MAX_PAGE, agent: bool = False
 ) -> list[dict]:
     room = get_room_for_user(user, room_id, agent=agent)
     apps = room.apps.select_related("proposal").order_by("position")[:limit]

@@ -128,6 +128,7 @@ def runnable_files(*, proposal: Proposal) -> dict[str, str]:
     if proposal.kind == Proposal.Kind.SNIPPET:
         return dict(proposal.files)
     version = proposal.repository_version
+    assert version is not None  # a repo proposal always names one (a database constraint)
     files = {
         path: text
         for path, text in version.files.items()

@@ -12,6 +12,8 @@ import asyncio
 import base64
 import json
 import logging
+from collections.abc import Awaitable, Callable
+from typing import cast
 
 from django.conf import settings
 from pydantic import ValidationError
@@ -242,7 +244,7 @@ class MCPApp:
 
     async def run_tool(self, tool: Tool, ctx: CallContext, arguments: dict, watcher) -> dict:
         try:
-            args = tool.arguments.model_validate(arguments)
+            args = tool.parse_arguments(arguments)
         except ValidationError as exc:
             allowed = list(tool.arguments.model_fields)
             error = describe_validation_error(exc, allowed=allowed)
@@ -250,11 +252,11 @@ class MCPApp:
         try:
             if tool.is_async:
                 # A parked call ends as soon as its client goes away.
-                task = asyncio.ensure_future(tool.handler(ctx, args))
+                task = asyncio.ensure_future(cast(Awaitable[dict], tool.handler(ctx, args)))
                 watcher.on_disconnect(task.cancel)
                 data = await task
             else:
-                data = await run_sync(tool.handler, ctx, args)
+                data = await run_sync(cast(Callable[..., dict], tool.handler), ctx, args)
         except DomainError as exc:
             return tool_result({"error": exc.as_dict()}, is_error=True)
         except asyncio.CancelledError:

@@ -48,6 +48,13 @@ class Tool:
     def input_schema(self) -> dict:
         return published_schema(self.arguments)
 
+    def parse_arguments(self, arguments: dict) -> BaseModel:
+        """The call's arguments, validated; raises pydantic's ValidationError.
+
+        Strict: a JSON call must match the published schema ("5" is not an integer), while
+        the same models parse REST query strings leniently."""
+        return self.arguments.model_validate(arguments, strict=True)
+
 
 # The order keys are published in: the type first, then its constraints, as SPEC §3 writes them.
 SCHEMA_KEYS = (

@@ -8,7 +8,7 @@ import json
 import logging
 import threading
 import uuid
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from . import Registry
@@ -35,7 +35,7 @@ class RedisBridge:
         self.target = target
         self.origin = uuid.uuid4().hex.encode()  # our own publishes come back: skip them
         self._task: asyncio.Task | None = None
-        self._sync_client = None
+        self._sync_client: Any = None
         self._lock = threading.Lock()
         self.subscribed = 0  # how many times a subscription became active (for tests, logs)
         self._subscribed_now = False

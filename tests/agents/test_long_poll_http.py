@@ -98,6 +98,22 @@ def test_the_wait_needs_a_token_and_a_profile(asgi_server, pair, token_factory, 
     assert write_only.status_code == 403
 
 
+def test_a_foreign_host_is_refused_before_anything_is_read(asgi_server, pair):
+    alice, bob, token = pair
+    send(alice, 1)
+    response = httpx.get(
+        asgi_server.url + PATH,
+        params={"timeout_s": 0},
+        headers={"Authorization": f"Bearer {token}", "Host": "evil.example"},
+    )
+    assert response.status_code == 403
+    assert response.json() == {
+        "error": {"code": "bad_host", "message": "Forbidden: unknown Host header"}
+    }
+    assert cursor(bob) == 0
+    assert wakeups.registry.count() == 0
+
+
 @pytest.mark.parametrize(
     ("query", "message"),
     [

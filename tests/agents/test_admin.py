@@ -1,0 +1,103 @@
+"""The admin writes through the services: channel members keep their rule (the agent's owner
+belongs to the channel's project), and a token edited in its form ends what long-polls
+remembered of it whenever who it acts for, what it may do or until when changed."""
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from agents.inbox import agent_key
+from agents.models import AccessToken, Channel
+from agents.tokens import create_access_token
+from osfoundry import wakeups
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def channel_form(project, name, members):
+    return {"project": project.pk, "name": name, "members": [p.pk for p in members]}
+
+
+def test_a_channel_with_an_outsiders_agent_is_refused_and_nothing_is_stored(
+    admin_client, project, alice, profile_factory, stranger
+):
+    outsider = profile_factory(stranger, "eve-agent")
+    project.members.remove(stranger)
+    response = admin_client.post(
+        reverse("admin:agents_channel_add"), channel_form(project, "general", [alice, outsider])
+    )
+    assert response.status_code == 200  # the form again, with the error on the members field
+    assert response.context["adminform"].form.errors["members"] == [
+        "eve-agent's owner is not a member of project 'Demo'; add them to the project first"
+    ]
+    assert not Channel.objects.exists()
+
+
+def test_a_channel_of_project_members_is_stored_with_its_members(admin_client, project, alice, bob):
+    response = admin_client.post(
+        reverse("admin:agents_channel_add"), channel_form(project, "general", [alice, bob])
+    )
+    assert response.status_code == 302
+    channel = Channel.objects.get()
+    assert sorted(channel.members.values_list("handle", flat=True)) == ["alice-claude", "bob-codex"]
+
+
+def token_form(token, **changes):
+    data = {
+        "user": token.user_id,
+        "name": token.name,
+        "scopes": token.scopes,
+        "expires_at_0": "",
+        "expires_at_1": "",
+        "revoked_at_0": "",
+        "revoked_at_1": "",
+    }
+    return {**data, **changes}
+
+
+def test_an_expiry_set_in_the_token_form_ends_what_long_polls_remembered(
+    admin_client, alice, monkeypatch
+):
+    token = AccessToken.objects.get(pk=int(alice.connection_key.removeprefix("pat:")))
+    notified = []
+    monkeypatch.setattr(wakeups, "notify", lambda keys, hints=None: notified.append(keys))
+    soon = timezone.localtime() + timedelta(hours=1)
+    response = admin_client.post(
+        reverse("admin:agents_accesstoken_change", args=[token.pk]),
+        token_form(
+            token, expires_at_0=soon.strftime("%Y-%m-%d"), expires_at_1=soon.strftime("%H:%M:%S")
+        ),
+    )
+    assert response.status_code == 302
+    token.refresh_from_db()
+    assert token.expires_at is not None
+    assert notified == [[agent_key(alice.pk)]]
+
+
+def test_renaming_a_token_in_the_form_tells_nobody(admin_client, alice, monkeypatch):
+    token = AccessToken.objects.get(pk=int(alice.connection_key.removeprefix("pat:")))
+    notified = []
+    monkeypatch.setattr(wakeups, "notify", lambda keys, hints=None: notified.append(keys))
+    response = admin_client.post(
+        reverse("admin:agents_accesstoken_change", args=[token.pk]),
+        token_form(token, name="laptop"),
+    )
+    assert response.status_code == 302
+    token.refresh_from_db()
+    assert (token.name, notified) == ("laptop", [])
+
+
+def test_unknown_scopes_in_the_token_form_are_a_form_error(admin_client, agent):
+    token, _raw = create_access_token(user=agent, scopes="osfoundry:read")
+    response = admin_client.post(
+        reverse("admin:agents_accesstoken_change", args=[token.pk]),
+        token_form(token, scopes="osfoundry:read osfoundry:admin"),
+    )
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["scopes"] == [
+        "scopes: osfoundry:admin not valid; use any of osfoundry:read osfoundry:write"
+    ]
+    token.refresh_from_db()
+    assert token.scopes == "osfoundry:read"
