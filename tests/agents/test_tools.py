@@ -8,24 +8,13 @@ from pydantic import ValidationError
 from agents.models import AgentProfile
 from agents.tools import TOOLS
 from osfoundry.auth import READ, WRITE, authenticate_bearer
-from osfoundry.mcp.tooling import CallContext
+from osfoundry.mcp.tooling import CallContext, describe_tool
 
 BY_NAME = {tool.name: tool for tool in TOOLS}
 
 
-def listing(tool) -> dict:
-    # What tools/list publishes for one tool.
-    return {
-        "name": tool.name,
-        "description": tool.description,
-        "inputSchema": tool.input_schema,
-        "annotations": tool.annotations,
-        "securitySchemes": [{"type": "oauth2", "scopes": [tool.scope]}],
-    }
-
-
 def test_the_network_tools_fit_their_share_of_the_tools_list_budget():
-    size = len(json.dumps([listing(t) for t in TOOLS], separators=(",", ":")).encode())
+    size = len(json.dumps([describe_tool(t) for t in TOOLS], separators=(",", ":")).encode())
     assert size <= 2400
 
 
