@@ -4,8 +4,10 @@
     .venv/bin/python bench/longpoll.py --sizes 200,2000 --no-two-process
 
 For each size N: park N agents in wait_for_messages (N-1 idle ones in helper client processes,
-plus one target), then 20 times send one message to the target and time "store -> client has
-it" (the message's stored created_at to the moment the client has read the whole response).
+plus one target), then 20 times send one message to the target and time "committed -> client
+has it" (from the moment after the send's commit, before any wake-up, to the moment the client
+has read the whole response). The real server runs with bench/settings.py, which adds that
+first moment to the send's response as X-Stored-At (bench/stored_at.py).
 Prints p50/p95, the server's RSS and its idle CPU (N parked, no messages).
 
 Side by side, in the same run, the seeds' design: one threading.Condition + notify_all and a
@@ -293,7 +295,8 @@ def serve(env: dict) -> tuple[subprocess.Popen, int]:
     Returns it and its port; its output goes to var/bench-longpoll/server-<port>.log."""
     port = free_port()
     process, _url = start_uvicorn(
-        env=env,
+        # bench/settings.py: the product's settings, plus the X-Stored-At header timed from.
+        env={**env, "DJANGO_SETTINGS_MODULE": "bench.settings"},
         unset=NOT_INHERITED,
         port=port,
         options=["--no-access-log", "--lifespan", "off"]
@@ -397,7 +400,8 @@ async def time_deliveries(mode, wait_server, send_server, target, sender, trials
             raise RuntimeError(f"trial {n}: no message ({status} {body[:200]!r})")
         last = data["messages"][-1]
         if mode == "ours":
-            # Committed -> client has it. (created_at is set before the insert, and the
+            # Committed -> client has it: bench/stored_at.py stamps the send right after its
+            # commit, before any wake-up. (created_at is set before the insert, and the
             # transaction's own queries are the sender's cost, not delivery.)
             stored = float(sent_headers["x-stored-at"])
             after = data["next_after_sequence"]
