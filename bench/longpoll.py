@@ -4,8 +4,10 @@
     .venv/bin/python bench/longpoll.py --sizes 200,2000 --no-two-process
 
 For each size N: park N agents in wait_for_messages (N-1 idle ones in helper client processes,
-plus one target), then 20 times send one message to the target and time "store -> client has
-it" (the message's stored created_at to the moment the client has read the whole response).
+plus one target), then 20 times send one message to the target and time "committed -> client
+has it" (from the moment after the send's commit, before any wake-up, to the moment the client
+has read the whole response). The real server runs with bench/settings.py, which adds that
+first moment to the send's response as X-Stored-At (bench/stored_at.py).
 Prints p50/p95, the server's RSS and its idle CPU (N parked, no messages).
 
 Side by side, in the same run, the seeds' design: one threading.Condition + notify_all and a
@@ -25,8 +27,6 @@ import os
 import random
 import resource
 import secrets
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -35,17 +35,16 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.servers import free_port, start_uvicorn, stop_process, wait_until_ready  # noqa: E402
+
+WORK = ROOT / "var" / "bench-longpoll"
 PYTHON = sys.executable
 WAIT_PATH = "/api/v1/agents/messages/wait"
 SEND_PATH = "/api/v1/agents/messages"
 PER_CLIENT_PROCESS = 9_000  # parked connections per helper client process
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def raise_fd_limit() -> int:
@@ -212,7 +211,6 @@ def serve_baseline(port: int):
 def populate(args):
     """Child process: N agent profiles with tokens in the database of DATABASE_URL."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "osfoundry.settings")
-    sys.path.insert(0, str(ROOT))
     import django
 
     django.setup()
@@ -252,9 +250,13 @@ def populate(args):
     Path(args.agents_file).write_text(json.dumps(agents))
 
 
+# The servers and their set-up commands use Redis only when server_env is given a redis_url.
+NOT_INHERITED = ("REDIS_URL",)
+
+
 def server_env(database_url: str, redis_url: str = "") -> dict:
+    """What the servers and their set-up commands set over this process's environment."""
     env = {
-        **os.environ,
         "DATABASE_URL": database_url,
         "SECRET_KEY": "bench-only-secret-key-" + "x" * 40,
         "STATIC_MANIFEST": "0",
@@ -264,14 +266,14 @@ def server_env(database_url: str, redis_url: str = "") -> dict:
         # glibc gives each thread its own malloc arena; two keep RSS close to what is used.
         "MALLOC_ARENA_MAX": "2",
     }
-    env.pop("REDIS_URL", None)
     if redis_url:
         env["REDIS_URL"] = redis_url
     return env
 
 
 def prepare_database(database_url: str, count: int, agents_file: Path) -> None:
-    env = server_env(database_url)
+    inherited = {k: v for k, v in os.environ.items() if k not in NOT_INHERITED}
+    env = inherited | server_env(database_url)
     if database_url.startswith("postgres"):
         import psycopg
 
@@ -288,41 +290,22 @@ def prepare_database(database_url: str, count: int, agents_file: Path) -> None:
     )
 
 
-def start_uvicorn(port: int, env: dict) -> subprocess.Popen:
-    log = open(ROOT / "var" / "bench-longpoll" / f"server-{port}.log", "w")  # noqa: SIM115
-    process = subprocess.Popen(
-        [PYTHON, "-m", "uvicorn", "osfoundry.asgi:application", "--host", "127.0.0.1"]
-        + ["--port", str(port), "--no-access-log", "--log-level", "warning"]
-        + ["--lifespan", "off", "--backlog", "8192", "--timeout-keep-alive", "75"],
+def serve(env: dict) -> tuple[subprocess.Popen, int]:
+    """One uvicorn process of the real server, sized for thousands of parked connections.
+    Returns it and its port; its output goes to var/bench-longpoll/server-<port>.log."""
+    port = free_port()
+    process, _url = start_uvicorn(
+        # bench/settings.py: the product's settings, plus the X-Stored-At header timed from.
+        env={**env, "DJANGO_SETTINGS_MODULE": "bench.settings"},
+        unset=NOT_INHERITED,
+        port=port,
+        options=["--no-access-log", "--lifespan", "off"]
+        + ["--backlog", "8192", "--timeout-keep-alive", "75"],
+        log_level="warning",
+        log_path=WORK / f"server-{port}.log",
         cwd=ROOT,
-        env=env,
-        stderr=log,
     )
-    wait_for_port(port, process)
-    return process
-
-
-def wait_for_port(port: int, process: subprocess.Popen, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server on port {port} exited")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"server on port {port} did not start")
-
-
-def stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    return process, port
 
 
 # ---------------------------------------------------------------------------------------------
@@ -374,7 +357,7 @@ def start_parkers(mode, servers, agents_file, start, count):
     while sum(counts) < count:
         if time.monotonic() > deadline:
             for helper in helpers:
-                stop(helper)
+                stop_process(helper)
             raise RuntimeError(f"only {sum(counts)} of {count} agents parked")
         time.sleep(0.25)
     time.sleep(2.0)  # the last agents' parking calls arrive right after their first answers
@@ -417,7 +400,8 @@ async def time_deliveries(mode, wait_server, send_server, target, sender, trials
             raise RuntimeError(f"trial {n}: no message ({status} {body[:200]!r})")
         last = data["messages"][-1]
         if mode == "ours":
-            # Committed -> client has it. (created_at is set before the insert, and the
+            # Committed -> client has it: bench/stored_at.py stamps the send right after its
+            # commit, before any wake-up. (created_at is set before the insert, and the
             # transaction's own queries are the sender's cost, not delivery.)
             stored = float(sent_headers["x-stored-at"])
             after = data["next_after_sequence"]
@@ -449,7 +433,7 @@ def run_case(label, mode, count, trials, servers, server_pids, agents_file, wait
         rss = sum(rss_mb(pid) for pid in server_pids)
     finally:
         for helper in helpers:
-            stop(helper)
+            stop_process(helper)
     row = {
         "case": label,
         "parked": count,
@@ -516,18 +500,16 @@ def main():
     sizes = [min(int(s), cap) for s in args.sizes.split(",")]
     if any(int(s) > cap for s in args.sizes.split(",")):
         print(f"note: RLIMIT_NOFILE hard limit is {limit}; sizes above {cap} run at {cap}")
-    work = ROOT / "var" / "bench-longpoll"
-    work.mkdir(parents=True, exist_ok=True)
-    agents_file = work / "agents.json"
+    WORK.mkdir(parents=True, exist_ok=True)
+    agents_file = WORK / "agents.json"
     rows = []
     print(f"{os.cpu_count()} CPUs, {args.trials} trials per case\n")
     print(HEADER)
 
     # One process, SQLite: the embedded default.
-    sqlite_url = f"sqlite:///{work / 'bench.sqlite3'}"
+    sqlite_url = f"sqlite:///{WORK / 'bench.sqlite3'}"
     prepare_database(sqlite_url, max(sizes), agents_file)
-    port = free_port()
-    server = start_uvicorn(port, server_env(sqlite_url))
+    server, port = serve(server_env(sqlite_url))
     try:
         for count in sizes:
             rows.append(
@@ -544,14 +526,14 @@ def main():
                 )
             )
     finally:
-        stop(server)
+        stop_process(server)
 
     # The seeds' design.
     for count in [int(s) for s in args.baseline_sizes.split(",") if s]:
         port = free_port()
         baseline = subprocess.Popen([PYTHON, __file__, "--serve-baseline", str(port)])
         try:
-            wait_for_port(port, baseline)
+            wait_until_ready(baseline, f"http://127.0.0.1:{port}")
             rows.append(
                 run_case(
                     "seeds: Condition+notify_all",
@@ -566,16 +548,19 @@ def main():
                 )
             )
         finally:
-            stop(baseline)
+            stop_process(baseline)
 
     # Two processes, PostgreSQL + Redis: waiter on one, sender on the other.
     if not args.no_two_process:
         count = min(args.two_process_size, cap)
         prepare_database(args.pg_url, count, agents_file)
         env = server_env(args.pg_url, args.redis_url)
-        ports = [free_port(), free_port()]
-        servers = [start_uvicorn(p, env) for p in ports]
+        servers, ports = [], []
         try:
+            for _ in range(2):
+                server, port = serve(env)
+                servers.append(server)
+                ports.append(port)
             rows.append(
                 run_case(
                     "osfoundry, 2 processes (PG+Redis)",
@@ -591,7 +576,7 @@ def main():
             )
         finally:
             for s in servers:
-                stop(s)
+                stop_process(s)
 
     print()
     ours = {r["parked"]: r for r in rows if r["case"].startswith("osfoundry, 1")}
@@ -599,7 +584,7 @@ def main():
         if row["case"].startswith("seeds") and row["parked"] in ours:
             ratio = row["p50_ms"] / ours[row["parked"]]["p50_ms"]
             print(f"at {row['parked']} parked: the seeds' design is {ratio:.0f}x slower (p50)")
-    (work / "results.json").write_text(json.dumps(rows, indent=2))
+    (WORK / "results.json").write_text(json.dumps(rows, indent=2))
 
 
 if __name__ == "__main__":

@@ -33,7 +33,8 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.propose import free_port, manage  # noqa: E402
+from bench.propose import manage  # noqa: E402
+from tests.servers import start_uvicorn, stop_process  # noqa: E402
 
 HEADERS = {
     "content-type": "application/json",
@@ -42,36 +43,30 @@ HEADERS = {
 }
 
 
-def start(app: list[str], env: dict, probe_path: str) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            *app,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-access-log",
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+def answers_mcp(path: str):
+    """A readiness check for start_uvicorn: the MCP endpoint at `path` answers tools/list."""
+
+    def is_ready(base_url: str) -> bool:
+        message = {"jsonrpc": "2.0", "id": 0, "method": "tools/list"}
         try:
-            message = {"jsonrpc": "2.0", "id": 0, "method": "tools/list"}
-            httpx.post(base + probe_path, json=message, headers=HEADERS, timeout=1)
-            return server, base + probe_path
+            httpx.post(base_url + path, json=message, headers=HEADERS, timeout=1)
         except httpx.HTTPError:
-            time.sleep(0.2)
-    server.kill()
-    raise SystemExit(f"{app} did not start")
+            return False
+        return True
+
+    return is_ready
+
+
+def start(app: str, options: list[str], env: dict, path: str) -> tuple[subprocess.Popen, str]:
+    server, base_url = start_uvicorn(
+        env=env,
+        app=app,
+        options=[*options, "--no-access-log"],
+        log_level="warning",
+        cwd=ROOT,
+        is_ready=answers_mcp(path),
+    )
+    return server, base_url + path
 
 
 async def load(url: str, bodies, *, concurrency: int, token: str) -> dict:
@@ -158,8 +153,8 @@ def main():
     seed = json.loads(manage(env, "seed_demo", "--json"))
     token, room_id = seed["agent_tokens"]["write"], seed["room_id"]
 
-    ours, ours_url = start(["osfoundry.asgi:application"], env, "/api/v1/external-mcp")
-    ref, ref_url = start(["--factory", "bench.mcp_reference_server:create_app"], env, "/mcp")
+    ours, ours_url = start("osfoundry.asgi:application", [], env, "/api/v1/external-mcp")
+    ref, ref_url = start("bench.mcp_reference_server:create_app", ["--factory"], env, "/mcp")
     rows = []
     try:
         for label, bodies in (
@@ -175,8 +170,7 @@ def main():
             rows.append((label, mine, theirs))
     finally:
         for server in (ours, ref):
-            server.terminate()
-            server.wait(10)
+            stop_process(server)
 
     print(f"concurrency {args.concurrency}, one uvicorn worker per server, {os.cpu_count()} CPUs")
     print(f"{'call':26} {'server':10} {'req/s':>9} {'p50 ms':>8} {'p95 ms':>8}   ratio (req/s)")

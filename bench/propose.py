@@ -16,7 +16,6 @@ import json
 import logging
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -31,44 +30,16 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.servers import start_uvicorn, stop_process  # noqa: E402
 
 
-def start_server(env: dict, workers: int) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "osfoundry.asgi:application",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--workers",
-            str(workers),
-            "--no-access-log",
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(f"{base}/api/v1/openapi.json", timeout=1)
-            return server, base
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    server.kill()
-    raise SystemExit("server did not start")
+def answers_http(base_url: str) -> bool:
+    # With --workers N the port takes connections before a worker can answer: wait for one.
+    try:
+        httpx.get(f"{base_url}/api/v1/openapi.json", timeout=1)
+    except httpx.HTTPError:
+        return False
+    return True
 
 
 def manage(env: dict, *args: str) -> str:
@@ -202,7 +173,13 @@ def main():
     from rooms.models import Room
 
     token = seed["agent_tokens"]["write"]
-    server, base = start_server(env, args.workers)
+    server, base = start_uvicorn(
+        env=env,
+        cwd=ROOT,
+        options=["--workers", str(args.workers), "--no-access-log"],
+        log_level="warning",
+        is_ready=answers_http,
+    )
     try:
         db = "PostgreSQL" if "postgres" in env["DATABASE_URL"] else "SQLite"
         print(f"osFoundry propose benchmark — {db}, {args.workers} uvicorn worker(s), {base}")
@@ -240,8 +217,7 @@ def main():
             cards, pending = count_cards(room.pk)
             print(f"{label:>24} {calls:>6} {cards:>12} {cards - args.lost:>11} {pending:>20}")
     finally:
-        server.terminate()
-        server.wait(10)
+        stop_process(server)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,16 @@
-"""Helpers for tests that need a real server: skip only when it is truly absent, never in CI."""
+"""Helpers for tests that need a real server: skip only when it is truly absent, never in CI.
+
+bench/ starts its servers here too: one launcher, so a fix to it reaches every caller.
+"""
 
 import os
 import socket
 import subprocess
 import sys
 import time
-from urllib.parse import quote
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from urllib.parse import quote, urlsplit
 
 import pytest
 
@@ -50,44 +55,75 @@ def database_url(settings_dict: dict) -> str:
     return f"postgres://{auth}@{host}{port}/{quote(settings_dict['NAME'])}"
 
 
-def start_uvicorn(*, env: dict[str, str], log_path, unset=(), timeout: float = 30.0):
-    """Serve osfoundry.asgi:application with uvicorn on a free 127.0.0.1 port in a subprocess.
+def accepts_connections(base_url: str) -> bool:
+    """The default readiness check: the port takes a TCP connection. Uvicorn loads the app before
+    it binds (with --workers, requests wait in the backlog until a worker is up)."""
+    parts = urlsplit(base_url)
+    try:
+        socket.create_connection((parts.hostname, parts.port), timeout=0.5).close()
+    except OSError:
+        return False
+    return True
 
-    Returns (process, base_url). The access log goes to `log_path`, so tests can check which
-    requests reached the server. The caller stops it with stop_process().
+
+def start_uvicorn(
+    *,
+    env: dict[str, str],
+    log_path=None,
+    unset=(),
+    timeout: float = 30.0,
+    app: str = "osfoundry.asgi:application",
+    port: int | None = None,
+    options: Sequence[str] = (),
+    log_level: str = "info",
+    cwd=None,
+    is_ready: Callable[[str], bool] = accepts_connections,
+):
+    """Serve `app` with uvicorn on 127.0.0.1:`port` (a free one by default) in a subprocess.
+
+    The server gets this process's environment without the names in `unset`, then `env` on top.
+    `options` are further uvicorn arguments ("--factory", "--workers", "4", "--no-access-log").
+    Its output goes to `log_path` (the access log too, unless turned off, so tests can check
+    which requests reached the server), or to this process's own when None. Returns
+    (process, base_url) once `is_ready(base_url)`; the caller stops it with stop_process().
     """
-    port = free_port()
-    log = open(log_path, "w")  # closed by stop_process()
+    port = port or free_port()
+    log = open(log_path, "w") if log_path else None  # closed by stop_process()
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "osfoundry.asgi:application",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "info",
-        ],
-        env={k: v for k, v in {**os.environ, **env}.items() if k not in unset},
+        [sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port)]
+        + ["--log-level", log_level, *options],
+        env={k: v for k, v in os.environ.items() if k not in unset} | env,
+        cwd=cwd,
         stdout=log,
-        stderr=subprocess.STDOUT,
+        stderr=subprocess.STDOUT if log else None,
     )
     process.log_file = log
+    base_url = f"http://127.0.0.1:{port}"
+    wait_until_ready(process, base_url, is_ready=is_ready, timeout=timeout, log_path=log_path)
+    return process, base_url
+
+
+def wait_until_ready(
+    process,
+    base_url: str,
+    *,
+    is_ready: Callable[[str], bool] = accepts_connections,
+    timeout: float = 30.0,
+    log_path=None,
+) -> None:
+    """Return once the server `process` started answers `is_ready(base_url)`; stop it and raise
+    if it exits first or takes longer than `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            log.close()
-            raise RuntimeError(f"uvicorn exited early:\n{open(log_path).read()[-2000:]}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return process, f"http://127.0.0.1:{port}"
-        except OSError:
-            time.sleep(0.1)
+            stop_process(process)
+            tail = Path(log_path).read_text()[-2000:] if log_path else "(its output is above)"
+            raise RuntimeError(f"the server for {base_url} exited early:\n{tail}")
+        if is_ready(base_url):
+            return
+        time.sleep(0.1)
     stop_process(process)
-    raise RuntimeError(f"uvicorn did not listen on 127.0.0.1:{port} within {timeout} s")
+    raise RuntimeError(f"the server for {base_url} was not ready within {timeout} s")
 
 
 def stop_process(process) -> None:

@@ -2,8 +2,6 @@
 message sent through the other (one Redis subscription per process routes the wake-up)."""
 
 import os
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -16,7 +14,7 @@ import redis
 from django.conf import settings
 
 from agents.longpoll import PATH
-from tests.servers import free_port, require
+from tests.servers import require, start_uvicorn, stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
@@ -30,45 +28,14 @@ def database_url() -> str:
     return f"sqlite:///{Path(db['NAME']).resolve()}"
 
 
-class Worker:
-    def __init__(self, env):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "osfoundry.asgi:application"]
-            + ["--host", "127.0.0.1", "--port", str(self.port)]
-            + ["--no-access-log", "--log-level", "warning", "--lifespan", "off"],
-            cwd=ROOT,
-            env=env,
-        )
-
-    def wait_ready(self):
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError("worker exited at start-up")
-            try:
-                httpx.get(self.url + "/api/v1/docs", timeout=1)
-                return
-            except httpx.TransportError:
-                time.sleep(0.1)
-        raise RuntimeError("worker did not start")
-
-    def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-
-
 @pytest.fixture
-def workers(transactional_db):
+def workers(transactional_db, tmp_path):
+    """Two uvicorn processes on the test database and Redis: their base URLs, and the Redis
+    channel they share."""
     parts = urlsplit(REDIS_URL)
     require(parts.hostname or "127.0.0.1", parts.port or 6379, "Redis")
     prefix = f"test-{uuid.uuid4().hex[:12]}"
     env = {
-        **os.environ,
         "DATABASE_URL": database_url(),
         "REDIS_URL": REDIS_URL,
         "REDIS_PREFIX": prefix,
@@ -76,15 +43,23 @@ def workers(transactional_db):
         "STATIC_MANIFEST": "0",
         "ALLOWED_HOSTS": "127.0.0.1",
     }
-    started = [Worker(env), Worker(env)]
+    started = []
     try:
-        for worker in started:
-            worker.wait_ready()
+        for n in range(2):
+            started.append(
+                start_uvicorn(
+                    env=env,
+                    log_path=tmp_path / f"worker-{n}.log",
+                    options=["--no-access-log", "--lifespan", "off"],
+                    log_level="warning",
+                    cwd=ROOT,
+                )
+            )
         db = parts.path.strip("/") or "0"
-        yield started, f"{prefix}:wakeups:{db}"
+        yield [url for _process, url in started], f"{prefix}:wakeups:{db}"
     finally:
-        for worker in started:
-            worker.stop()
+        for process, _url in started:
+            stop_process(process)
 
 
 def test_a_send_on_one_process_wakes_the_waiter_on_the_other(workers, agent_token, owner, member):
@@ -96,7 +71,7 @@ def test_a_send_on_one_process_wakes_the_waiter_on_the_other(workers, agent_toke
     def wait():
         answers.append(
             httpx.get(
-                waiting_on.url + PATH,
+                waiting_on + PATH,
                 params={"timeout_s": 50},
                 headers={"Authorization": f"Bearer {bob_token}"},
                 timeout=60,
@@ -114,7 +89,7 @@ def test_a_send_on_one_process_wakes_the_waiter_on_the_other(workers, agent_toke
     admin.close()
     time.sleep(0.3)  # ordering only: the waiter's first read is done, it is parked
     sent = httpx.post(
-        sending_on.url + "/api/v1/agents/messages",
+        sending_on + "/api/v1/agents/messages",
         json={"to": "bob-codex", "body": "across processes", "idempotency_key": "alice-0001"},
         headers={"Authorization": f"Bearer {alice_token}"},
         timeout=10,

@@ -6,9 +6,6 @@ the git-ignored artifacts/ folder.
 """
 
 import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -19,7 +16,7 @@ from django.db import connection
 
 from agents.tokens import create_access_token
 from rooms.models import LauncherApp, Proposal
-from tests.servers import CHROMIUM, CHROMIUM_ARGS, free_port
+from tests.servers import CHROMIUM, CHROMIUM_ARGS, start_uvicorn, stop_process
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,31 +37,15 @@ def database_url() -> str:
 def uvicorn_server(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         url = database_url()
-    port = free_port()
-    env = {**os.environ, "DATABASE_URL": url, "STATIC_MANIFEST": "0", "LOG_LEVEL": "WARNING"}
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "osfoundry.asgi:application"]
-        + ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"],
-        cwd=settings.BASE_DIR,
+    env = {"DATABASE_URL": url, "STATIC_MANIFEST": "0", "LOG_LEVEL": "WARNING"}
+    process, base_url = start_uvicorn(
         env=env,
+        unset=["DJANGO_ALLOW_ASYNC_UNSAFE"],
+        options=["--no-access-log"],
+        cwd=settings.BASE_DIR,
     )
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/accounts/login/", timeout=1)
-            break
-        except httpx.TransportError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                pytest.fail("the live uvicorn server did not start")
-            time.sleep(0.2)
-    yield f"http://127.0.0.1:{port}"
-    server.terminate()
-    try:
-        server.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.kill()
+    yield base_url
+    stop_process(process)
 
 
 @pytest.fixture(scope="module")
