@@ -46,7 +46,7 @@ def database_url(settings_dict: dict) -> str:
     """A DATABASE_URL for another process to reach the database described by `settings_dict`
     (e.g. the test database pytest-django set up)."""
     if settings_dict["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{settings_dict['NAME']}"  # an absolute path: sqlite:////abs/path
+        return f"sqlite:///{Path(settings_dict['NAME']).resolve()}"  # sqlite:////abs/path
     auth = quote(settings_dict["USER"] or "")
     if settings_dict["PASSWORD"]:
         auth += ":" + quote(settings_dict["PASSWORD"])

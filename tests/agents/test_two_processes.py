@@ -14,18 +14,10 @@ import redis
 from django.conf import settings
 
 from agents.longpoll import PATH
-from tests.servers import require, start_uvicorn, stop_process
+from tests.servers import database_url, require, start_uvicorn, stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
-
-
-def database_url() -> str:
-    db = settings.DATABASES["default"]
-    if db["ENGINE"].endswith("postgresql"):
-        auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-        return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-    return f"sqlite:///{Path(db['NAME']).resolve()}"
 
 
 @pytest.fixture
@@ -36,7 +28,7 @@ def workers(transactional_db, tmp_path):
     require(parts.hostname or "127.0.0.1", parts.port or 6379, "Redis")
     prefix = f"test-{uuid.uuid4().hex[:12]}"
     env = {
-        "DATABASE_URL": database_url(),
+        "DATABASE_URL": database_url(settings.DATABASES["default"]),
         "REDIS_URL": REDIS_URL,
         "REDIS_PREFIX": prefix,
         "SECRET_KEY": os.environ.get("SECRET_KEY") or "two-process-test-" + "x" * 40,

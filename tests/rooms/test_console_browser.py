@@ -16,7 +16,7 @@ from django.db import connection
 
 from agents.tokens import create_access_token
 from rooms.models import LauncherApp, Proposal
-from tests.servers import CHROMIUM, CHROMIUM_ARGS, start_uvicorn, stop_process
+from tests.servers import CHROMIUM, CHROMIUM_ARGS, database_url, start_uvicorn, stop_process
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,18 +25,10 @@ PASSWORD = "pw-browser-4711"
 TIMEOUT_MS = 15_000
 
 
-def database_url() -> str:
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
 @pytest.fixture(scope="module")
 def uvicorn_server(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
-        url = database_url()
+        url = database_url(connection.settings_dict)
     env = {"DATABASE_URL": url, "STATIC_MANIFEST": "0", "LOG_LEVEL": "WARNING"}
     process, base_url = start_uvicorn(
         env=env,
