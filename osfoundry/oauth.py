@@ -2,20 +2,82 @@
 
 allauth brings the endpoints, PKCE, dynamic client registration (RFC 7591) and resource
 indicators (RFC 8707). This adapter adds what MCP needs on top: registered clients get the
-osfoundry scopes, the only resource a token may be bound to is the MCP endpoint, the issuer is
-PUBLIC_ORIGIN when set, and the discovery document lists our scopes.
+osfoundry scopes, their redirect URIs must be https or loopback http, the only resource a token
+may be bound to is the MCP endpoint, the issuer is PUBLIC_ORIGIN when set, and the discovery
+document lists our scopes.
 """
 
+from http import HTTPStatus
+from urllib.parse import urlsplit
+
+from allauth.core.exceptions import ImmediateHttpResponse
 from allauth.idp.oidc.adapter import DefaultOIDCAdapter
 from allauth.idp.oidc.models import Token
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
+from django.http import JsonResponse
 from django.utils.translation import gettext_lazy as _
 
 from osfoundry.auth import READ, SCOPES, WRITE, Principal
 from osfoundry.mcp.protocol import PATH as MCP_PATH
 
 OIDC_SCOPES = ("openid", "profile", "email")
+
+# RFC 8252 §7.3 and §8.3: a native app listens on a loopback port it picks at run time. The
+# name "localhost" is there because Claude Code registers it; it cannot leave this computer
+# unless the person's own hosts file says otherwise.
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
+
+HTTPS_OR_LOOPBACK = (
+    "must use https, or http on a loopback host (127.0.0.1, [::1] or localhost, any port; RFC 8252)"
+)
+
+
+def redirect_uri_problem(uri: str) -> str | None:
+    """The rule `uri` breaks as a place to send codes or a browser after logout, or None.
+
+    Registration is open, so the redirect URI is the only thing that keeps a code from
+    reaching a stranger: https anywhere (the person sees its host on the consent page), http
+    only back to this computer, absolute, no fragment (RFC 6749 §3.1.2), no user name to
+    disguise the host."""
+    try:
+        parts = urlsplit(uri)
+        parts.port  # noqa: B018 -- raises ValueError for a port that is not one
+    except ValueError:
+        return "must be a well-formed URL"
+    if not parts.scheme:
+        return "must be an absolute URL with a host"
+    if parts.scheme not in {"https", "http"}:
+        return HTTPS_OR_LOOPBACK
+    if not parts.hostname:
+        return "must be an absolute URL with a host"
+    if parts.username is not None or parts.password is not None:
+        return "must not contain a user name or password"
+    if "#" in uri:
+        return "must not contain a #fragment"
+    if parts.scheme == "http" and parts.hostname not in LOOPBACK_HOSTS:
+        return HTTPS_OR_LOOPBACK
+    try:
+        URLValidator(schemes=["https", "http"])(uri)
+    except ValidationError:
+        return "must be a well-formed URL (a full host name, no spaces)"
+    return None
+
+
+def refuse_unsafe_redirect_uris(*, field: str, uris: list[str], error: str) -> None:
+    """Answer the registration with an RFC 7591 error naming the first URI that breaks a rule.
+    allauth turns a ValidationError into `invalid_client_metadata`, hence the response."""
+    for uri in uris:
+        problem = redirect_uri_problem(uri)
+        if problem is not None:
+            description = f"{field}: {uri!r} is refused: a redirect URI {problem}."
+            raise ImmediateHttpResponse(
+                JsonResponse(
+                    {"error": error, "error_description": description},
+                    status=HTTPStatus.BAD_REQUEST,
+                )
+            )
 
 
 def mcp_resource(origin: str) -> str:
@@ -33,6 +95,17 @@ class OAuthAdapter(DefaultOIDCAdapter):
         return settings.PUBLIC_ORIGIN or super().get_issuer()
 
     def validate_client_registration(self, *, client, client_metadata, **kwargs) -> None:
+        # allauth's form has checked that both are lists of strings.
+        refuse_unsafe_redirect_uris(
+            field="redirect_uris",
+            uris=client_metadata["redirect_uris"],
+            error="invalid_redirect_uri",
+        )
+        refuse_unsafe_redirect_uris(
+            field="post_logout_redirect_uris",
+            uris=client_metadata.get("post_logout_redirect_uris") or [],
+            error="invalid_client_metadata",
+        )
         # Open registration, as MCP clients expect: each client may ask for our two scopes
         # (and the OpenID ones); a client that names no scope gets ours by default.
         requested = set(client.get_scopes())
