@@ -7,6 +7,7 @@ may be bound to is the MCP endpoint, the issuer is PUBLIC_ORIGIN when set, and t
 document lists our scopes.
 """
 
+from dataclasses import dataclass
 from http import HTTPStatus
 from urllib.parse import urlsplit
 
@@ -78,6 +79,29 @@ def refuse_unsafe_redirect_uris(*, field: str, uris: list[str], error: str) -> N
                     status=HTTPStatus.BAD_REQUEST,
                 )
             )
+
+
+@dataclass(frozen=True)
+class RedirectDestination:
+    """Where Connect sends the browser, as the consent page names it."""
+
+    host: str
+    is_this_computer: bool
+
+
+def redirect_destination(uri: str) -> RedirectDestination:
+    parts = urlsplit(uri)
+    host = (parts.hostname or "").lower()
+    try:
+        # Punycode, so a look-alike letter from another script shows as what it is.
+        host = host.encode("idna").decode("ascii")
+    except UnicodeError:
+        pass
+    if ":" in host:
+        host = f"[{host}]"
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return RedirectDestination(host=host, is_this_computer=parts.hostname in LOOPBACK_HOSTS)
 
 
 def mcp_resource(origin: str) -> str:

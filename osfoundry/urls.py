@@ -2,6 +2,7 @@ from allauth.idp.oidc import views as oidc_views
 from django.contrib import admin
 from django.urls import include, path
 
+from . import oauth_views
 from .api import api
 from .mcp import metadata
 
@@ -14,6 +15,8 @@ urlpatterns = [
     path(".well-known/oauth-protected-resource", metadata.protected_resource),
     # RFC 8414 discovery beside OpenID Connect's: MCP clients look here first.
     path(".well-known/oauth-authorization-server", oidc_views.configuration),
+    # Ahead of allauth's own routes for the same paths; reverse() still finds allauth's names.
+    path("identity/o/authorize", oauth_views.authorization),
     path("", include("allauth.idp.urls")),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),

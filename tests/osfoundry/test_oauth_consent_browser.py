@@ -1,0 +1,86 @@
+"""The consent page in headless Chromium, on a desktop and a 390 px wide phone: a person can read
+who asks, where Connect leads, and reach both buttons. Screenshots land in the git-ignored
+artifacts/ folder."""
+
+import os
+from pathlib import Path
+
+import httpx
+import pytest
+from django.conf import settings
+from django.test import Client as DjangoClient
+
+from tests.osfoundry.oauth_helpers import CHALLENGE
+from tests.servers import CHROMIUM, CHROMIUM_ARGS
+
+ARTIFACTS = Path(settings.BASE_DIR) / "artifacts"
+REDIRECT_URI = "https://evil.example/steal"
+
+
+@pytest.fixture
+def chromium(monkeypatch):
+    # Playwright's sync API keeps an asyncio loop in this thread; Django's async-safety check
+    # would take the test's plain ORM calls for async code.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is required in CI (make browser)")
+        pytest.skip(f"{CHROMIUM} is not installed (make browser)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def consent_url(server) -> str:
+    registered = httpx.post(
+        server.url + "/identity/o/api/clients",
+        json={
+            "client_name": "Claude Code",
+            "redirect_uris": [REDIRECT_URI],
+            "token_endpoint_auth_method": "none",
+        },
+    )
+    assert registered.status_code == 201, registered.text
+    query = httpx.QueryParams(
+        response_type="code",
+        client_id=registered.json()["client_id"],
+        redirect_uri=REDIRECT_URI,
+        code_challenge=CHALLENGE,
+        code_challenge_method="S256",
+        scope="osfoundry:read osfoundry:write",
+        state="s-1",
+        resource=server.mcp_url,
+    )
+    return f"{server.url}/identity/o/authorize?{query}"
+
+
+@pytest.mark.parametrize(
+    ("width", "name"), [(1280, "consent-desktop.png"), (390, "consent-390.png")]
+)
+def test_consent_page_reads_well_on_desktop_and_phone(asgi_server, owner, chromium, width, name):
+    from playwright.sync_api import expect
+
+    url = consent_url(asgi_server)
+    session = DjangoClient()
+    session.force_login(owner)
+    context = chromium.new_context(viewport={"width": width, "height": 900})
+    context.set_default_timeout(15_000)
+    context.add_cookies(
+        [{"name": "sessionid", "value": session.cookies["sessionid"].value, "url": asgi_server.url}]
+    )
+    page = context.new_page()
+
+    page.goto(url)
+
+    card = page.locator(".consent")
+    expect(card).to_contain_text("An app that calls itself “Claude Code” asks to act for owner")
+    expect(card).to_contain_text("Connecting will send you to evil.example")
+    expect(page.get_by_role("button", name="Connect")).to_be_visible()
+    expect(page.get_by_role("button", name="Cancel")).to_be_visible()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    context.close()

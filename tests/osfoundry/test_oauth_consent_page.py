@@ -1,0 +1,39 @@
+"""The consent page tells a person what the client cannot make up: where Connect sends the
+browser. The client's name is its own claim at open registration, and the page says so."""
+
+import pytest
+from allauth.idp.oidc.models import Token
+
+from tests.osfoundry.oauth_helpers import authorize_url, page_text, register
+
+pytestmark = pytest.mark.django_db
+
+
+def test_consent_page_names_where_connect_leads_and_that_the_name_is_self_declared(client, owner):
+    # https is allowed anywhere (claude.ai needs it), so a look-alike client can still
+    # register: the page must let the person see through the name it chose.
+    response = register(
+        client, client_name="Claude Code", redirect_uris=["https://evil.example/steal"]
+    )
+    client_id = response.json()["client_id"]
+    client.force_login(owner)
+
+    page = client.get(authorize_url(client_id, "https://evil.example/steal"))
+
+    assert page.status_code == 200
+    text = page_text(page)
+    assert "An app that calls itself “Claude Code” asks to act for owner" in text
+    assert "Connecting will send you to evil.example" in text
+    assert not Token.objects.exists()
+
+
+def test_consent_page_says_a_loopback_redirect_returns_to_this_computer(client, owner):
+    response = register(client, redirect_uris=["http://127.0.0.1:49152/callback"])
+    client_id = response.json()["client_id"]
+    client.force_login(owner)
+
+    page = client.get(authorize_url(client_id, "http://127.0.0.1:49152/callback"))
+
+    text = page_text(page)
+    assert "An app that did not give its name asks to act for owner" in text
+    assert "Connecting will send you to 127.0.0.1:49152, a program on this computer" in text
