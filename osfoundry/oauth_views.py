@@ -3,14 +3,53 @@
 Served at allauth's own paths and URL names: osfoundry/urls.py routes them here first.
 """
 
+from http import HTTPStatus
 from typing import Any
 
 from allauth.idp.oidc import views as oidc_views
+from allauth.idp.oidc.internal.oauthlib.server import get_server
+from allauth.idp.oidc.internal.oauthlib.utils import extract_params, respond_html_error
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from oauthlib.oauth2.rfc6749 import errors
 
 from osfoundry.oauth import redirect_destination
 
 
+def redirect_to_client(uri: str) -> HttpResponse:
+    # Not HttpResponseRedirect: it raises on schemes other than http(s) and ftp, and a client
+    # registered before the redirect URI rules may still have one.
+    response = HttpResponse(status=HTTPStatus.FOUND)
+    response["Location"] = uri
+    return response
+
+
 class AuthorizationView(oidc_views.AuthorizationView):
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        prompts = request.GET.get("prompt", "").split()
+        if "none" in prompts and "openid" not in request.GET.get("scope", "").split():
+            return self.answer_without_a_page(request)
+        return super().get(request, *args, **kwargs)
+
+    def answer_without_a_page(self, request: HttpRequest) -> HttpResponse:
+        """prompt=none on a plain OAuth request. oauthlib reads prompt only when the scope has
+        openid, so allauth goes on to the consent page, which prompt=none forbids (and which
+        fails with a 500 for a visitor who is not logged in). We never grant here: osfoundry
+        keeps no record of consent apart from live tokens, and MCP clients do not ask for
+        silent grants. A client that wants one asks with openid, where allauth checks them."""
+        try:
+            _scopes, info = get_server().validate_authorization_request(*extract_params(request))
+        except (errors.FatalClientError, ValidationError) as error:
+            # Unknown client or redirect URI: say so here, never redirect to it.
+            return respond_html_error(request, error=error)
+        except errors.OAuth2Error as error:
+            return redirect_to_client(error.in_uri(error.redirect_uri))
+        answer_class = (
+            errors.ConsentRequired if request.user.is_authenticated else errors.LoginRequired
+        )
+        answer = answer_class(request=info["request"])
+        return redirect_to_client(answer.in_uri(answer.redirect_uri))
+
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         # The client named itself at open registration; where the code goes is the one fact
