@@ -12,9 +12,11 @@ from http import HTTPStatus
 from urllib.parse import urlsplit
 
 from allauth.core.exceptions import ImmediateHttpResponse
-from allauth.idp.oidc.adapter import DefaultOIDCAdapter
-from allauth.idp.oidc.models import Token
+from allauth.idp.oidc.adapter import DefaultOIDCAdapter, get_adapter
+from allauth.idp.oidc.models import Client, Token
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.http import JsonResponse
@@ -102,6 +104,31 @@ def redirect_destination(uri: str) -> RedirectDestination:
     if parts.port is not None:
         host = f"{host}:{parts.port}"
     return RedirectDestination(host=host, is_this_computer=parts.hostname in LOOPBACK_HOSTS)
+
+
+def may_return_after_logout(
+    *,
+    user: AbstractBaseUser | AnonymousUser,
+    client: Client | None,
+    uri: str | None,
+    id_token: dict | None,
+) -> bool:
+    """Whether logout may send the browser on to the client's `uri`.
+
+    Registration is open, so a registered URI alone proves nothing: anyone may register a
+    client whose logout link bounces visitors to a phishing page. Only a session the client
+    itself started, proven by an ID token it holds for the person logged in here, goes back;
+    and only to a URI registered for logout (allauth would accept any URL on a redirect URI's
+    origin) that still passes the redirect URI rules (clients registered before them)."""
+    if not (uri and client and id_token and user.is_authenticated):
+        return False
+    if uri not in client.get_post_logout_redirect_uris() or redirect_uri_problem(uri):
+        return False
+    audience = id_token.get("aud")
+    if client.id not in ([audience] if isinstance(audience, str) else audience or []):
+        return False
+    named = get_adapter().get_user_by_sub(client, str(id_token.get("sub") or ""))
+    return named is not None and named.pk == user.pk
 
 
 def mcp_resource(origin: str) -> str:

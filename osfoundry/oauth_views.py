@@ -6,14 +6,16 @@ Served at allauth's own paths and URL names: osfoundry/urls.py routes them here 
 from http import HTTPStatus
 from typing import Any
 
+from allauth.core import context as allauth_context
 from allauth.idp.oidc import views as oidc_views
+from allauth.idp.oidc.forms import RPInitiatedLogoutForm
 from allauth.idp.oidc.internal.oauthlib.server import get_server
 from allauth.idp.oidc.internal.oauthlib.utils import extract_params, respond_html_error
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from oauthlib.oauth2.rfc6749 import errors
 
-from osfoundry.oauth import redirect_destination
+from osfoundry.oauth import may_return_after_logout, redirect_destination
 
 
 def redirect_to_client(uri: str) -> HttpResponse:
@@ -59,3 +61,28 @@ class AuthorizationView(oidc_views.AuthorizationView):
 
 
 authorization = AuthorizationView.as_view()
+
+
+class LogoutForm(RPInitiatedLogoutForm):
+    def clean(self) -> dict[str, Any] | None:
+        cleaned = super().clean()
+        if cleaned is None:
+            return cleaned
+        # allauth's LogoutView builds this form from the query string alone, so the person
+        # comes from allauth's request context (its AccountMiddleware sets it).
+        if not may_return_after_logout(
+            user=allauth_context.request.user,
+            client=cleaned.get("client"),
+            uri=cleaned.get("post_logout_redirect_uri"),
+            id_token=cleaned.get("id_token_hint"),
+        ):
+            # Without a URI allauth ends on LOGOUT_REDIRECT_URL, our login page.
+            cleaned["post_logout_redirect_uri"] = None
+        return cleaned
+
+
+class LogoutView(oidc_views.LogoutView):
+    form_class = LogoutForm
+
+
+logout = LogoutView.as_view()

@@ -17,6 +17,7 @@ urlpatterns = [
     path(".well-known/oauth-authorization-server", oidc_views.configuration),
     # Ahead of allauth's own routes for the same paths; reverse() still finds allauth's names.
     path("identity/o/authorize", oauth_views.authorization),
+    path("identity/o/logout", oauth_views.logout),
     path("", include("allauth.idp.urls")),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),

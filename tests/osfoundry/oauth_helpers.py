@@ -13,7 +13,7 @@ LOGOUT = "/identity/o/logout"
 # The Django test client's origin is the issuer, so this is the one resource tokens may name.
 RESOURCE = "http://testserver/api/v1/external-mcp"
 # RFC 7636, appendix B.
-VERIFIER = "dBjftJeZ4CVP-mJ0zDwPzyYpZbZ8Z2o5K4uDxOLZTjk"
+VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
 CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
 
 
