@@ -53,7 +53,7 @@ class AccessTokenAdmin(admin.ModelAdmin):
         self.message_user(request, f"Revoked {len(active)} token(s).", messages.SUCCESS)
 
     def save_model(self, request, obj, form, change):
-        tokens.save_access_token(token=obj, changed=form.changed_data)
+        tokens.save_access_token(token=obj)
 
 
 @admin.register(AgentProfile)

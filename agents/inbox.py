@@ -11,8 +11,7 @@ its recipients' waiters, after commit, in every process.
 """
 
 import asyncio
-import random
-import time
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,37 +19,15 @@ from datetime import datetime
 from django.utils import timezone
 
 from osfoundry import wakeups
+from osfoundry.auth import Unauthenticated
 from osfoundry.dbthreads import run_sync
 from osfoundry.disconnect import DisconnectWatcher
 from osfoundry.errors import DomainError, Invalid
+from osfoundry.schemas import MAX_PAGE, MAX_WAIT_S
 from osfoundry.wakeups import Waiter
 
-from .models import AgentProfile, InboxEntry
-
-MAX_WAIT_S = 50
-MAX_BATCH = 50
-# Each wait ends up to 10% early, so idle agents that parked together drift apart.
-TIMEOUT_JITTER = 0.1
-# timeout_s=0 repeated with the same cursor within this window waits this long instead.
-REPEAT_WINDOW_S = 1.0
-REPEAT_MIN_WAIT_S = 1.0
-BUSY_LOOP_NOTE = (
-    "timeout_s 0 was repeated with the same cursor, so this call waited up to 1 s. Pass "
-    "timeout_s (up to 50): the call returns as soon as a message arrives."
-)
-# An idle re-poll (nothing new since the last call) should cost a registration and a future,
-# not a database hop: 20,000 agents re-polling every 50 s would otherwise keep a core busy with
-# token checks that all say the same. So each process remembers, per connection, what its last
-# read found (InboxMemory); a re-poll whose cursor equals the latest sequence the wake-ups vouch
-# for parks without reading. The wake-ups vouch only while they cannot have been missed (see
-# wakeups.Registry.latest), and the token, the profile and the cursor are read again at least
-# every IDLE_RECHECK_S; revoking a token ends that trust at once (agents.tokens).
-IDLE_RECHECK_S = 300.0
-
-
-def agent_key(profile_id) -> str:
-    """The wake-up key of a profile's inbox."""
-    return f"agent:{profile_id}"
+from .idle import InboxState, memory
+from .models import AgentProfile, InboxEntry, agent_key
 
 
 @dataclass(slots=True)
@@ -80,96 +57,8 @@ class Receipt:
     connection: str
 
 
-@dataclass(frozen=True, slots=True)
-class InboxState:
-    """What the first read of a wait found; plain numbers, so a parked wait keeps no model
-    instance alive."""
-
-    profile_id: int
-    stored: int  # the stored cursor
-    cursor: int  # where this wait starts
-    latest: int  # the profile's last inbox sequence
-    access_ends_at: datetime | None
-
-
 # load_profile() gives the caller's profile and when the caller's access ends (None: never).
 ProfileLoader = Callable[[], tuple[AgentProfile, datetime | None]]
-
-
-@dataclass(slots=True)
-class Known:
-    profile_id: int
-    stored: int  # the stored cursor, as read or as this process moved it since
-    trusted_until: float  # time.monotonic()
-
-
-class InboxMemory:
-    """What this process remembers of its long-polls: per connection, what the last read found
-    (for idle re-polls, see IDLE_RECHECK_S), and per profile, its last timeout_s=0 poll (to tell
-    a busy loop). Both are hints: forgetting them costs a database read, never a message."""
-
-    MAX_ENTRIES = 200_000
-
-    def __init__(self):
-        self.known: dict[str, Known] = {}
-        self.zero_polls: dict[int, tuple[int, float]] = {}
-
-    def reset(self) -> None:
-        """Forget everything (a test's new database repeats ids)."""
-        self.known.clear()
-        self.zero_polls.clear()
-
-    def profile_id(self, connection: str) -> int | None:
-        known = self.known.get(connection)
-        return None if known is None else known.profile_id
-
-    def forget(self, connection: str) -> None:
-        self.known.pop(connection, None)
-
-    def remember(self, connection: str, state: InboxState) -> None:
-        trusted_until = time.monotonic() + IDLE_RECHECK_S
-        if state.access_ends_at is not None:
-            remaining = (state.access_ends_at - timezone.now()).total_seconds()
-            trusted_until = min(trusted_until, time.monotonic() + remaining)
-        if len(self.known) > self.MAX_ENTRIES:
-            self.known.clear()
-        self.known[connection] = Known(state.profile_id, state.stored, trusted_until)
-
-    def idle_state(self, connection: str, after_sequence: int | None) -> InboxState | None:
-        """The state of an idle re-poll, when this process can vouch that nothing waits after
-        its cursor; else None (read the database). Call after registering the waiter."""
-        known = self.known.get(connection)
-        if known is None or time.monotonic() >= known.trusted_until:
-            return None
-        latest = wakeups.registry.latest(agent_key(known.profile_id))
-        cursor = known.stored if after_sequence is None else after_sequence
-        if latest is None or cursor != latest:
-            return None
-        return InboxState(known.profile_id, known.stored, cursor, latest, None)
-
-    def delivered(self, receipt: Receipt) -> None:
-        known = self.known.get(receipt.connection)
-        if known is not None and known.profile_id == receipt.profile_id:
-            known.stored = max(known.stored, receipt.sequence)
-
-    def wait_budget(self, profile_id: int, cursor: int, timeout_s: int) -> tuple[float, str | None]:
-        if timeout_s > 0:
-            return timeout_s * (1 - random.uniform(0, TIMEOUT_JITTER)), None
-        last = self.zero_polls.get(profile_id)
-        if last and last[0] == cursor and time.monotonic() - last[1] < REPEAT_WINDOW_S:
-            return REPEAT_MIN_WAIT_S, BUSY_LOOP_NOTE
-        return 0.0, None
-
-    def zero_poll(self, profile_id: int, cursor: int) -> None:
-        now = time.monotonic()
-        if len(self.zero_polls) > 10_000:
-            stale = [k for k, (_c, t) in self.zero_polls.items() if now - t > REPEAT_WINDOW_S]
-            for key in stale:
-                del self.zero_polls[key]
-        self.zero_polls[profile_id] = (cursor, now)
-
-
-memory = InboxMemory()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -237,6 +126,18 @@ def open_inbox(
     return state, read_inbox(profile_id=profile.pk, after_sequence=cursor, limit=limit)
 
 
+def reopen_inbox(
+    *, load_profile: ProfileLoader, profile_id: int, cursor: int, limit: int
+) -> InboxPage:
+    """A parked wait's read after a wake-up that did not say what happened: access first
+    (`load_profile` raises when it ended: the token revoked or deleted, the user deactivated,
+    the profile gone), then the entries after the cursor."""
+    profile, _access_ends_at = load_profile()
+    if profile.pk != profile_id:
+        return InboxPage([], cursor)  # the connection has another profile now: poll again
+    return read_inbox(profile_id=profile_id, after_sequence=cursor, limit=limit)
+
+
 def record_delivered(*, profile_id: int, sequence: int) -> None:
     """Move the stored cursor forward (never back). Call only once the response that carried
     messages up to `sequence` was completely written."""
@@ -255,7 +156,7 @@ async def wait_for_messages(
     load_profile: ProfileLoader,
     after_sequence: int | None = None,
     timeout_s: int = MAX_WAIT_S,
-    limit: int = MAX_BATCH,
+    limit: int = MAX_PAGE,
     client: DisconnectWatcher | None = None,
 ) -> tuple[InboxPage, Receipt | None]:
     """Messages after the cursor, as soon as one arrives, or none after ~timeout_s.
@@ -264,6 +165,8 @@ async def wait_for_messages(
     database thread (and checks its access). With `client`, the wait ends at once when the
     client leaves (the page is then for nobody). The caller writes the page and then, only if
     the write completed, passes the Receipt (None: the cursor stays) to confirm_delivery.
+    When the caller's access ends while it waits, the wait ends with Unauthenticated (or the
+    error `load_profile` raises) instead of a page.
     """
     try:
         waiter, state, page = await open_wait(connection, load_profile, after_sequence, limit)
@@ -272,15 +175,21 @@ async def wait_for_messages(
         raise
     try:
         budget, note = memory.wait_budget(state.profile_id, state.cursor, timeout_s)
+        budget = min(budget, seconds_until(state.access_ends_at))
         if client is not None:
             if client.disconnected:
                 return page, None
             client.on_disconnect(waiter.wake)
         if not page.messages and budget > 0:
-            page = await wait_loop(waiter, state, budget, limit, client)
+            page = await wait_loop(waiter, state, load_profile, budget, limit, client)
+        if not page.messages and seconds_until(state.access_ends_at) <= 0:
+            raise Unauthenticated("This token expired while the call waited; use a valid token")
         if timeout_s == 0 and not page.messages:
             memory.zero_poll(state.profile_id, state.cursor)
         page.note = note
+    except DomainError:
+        memory.forget(connection)
+        raise
     finally:
         wakeups.registry.unregister(waiter)
     if page.next_after_sequence <= state.stored:
@@ -325,12 +234,15 @@ async def open_wait(
 async def wait_loop(
     waiter: Waiter,
     state: InboxState,
+    load_profile: ProfileLoader,
     budget: float,
     limit: int,
     client: DisconnectWatcher | None,
 ) -> InboxPage:
     """Park until a wake-up brings messages after the cursor, the budget runs out, or the
-    client leaves. A wake-up's hints answer without a read when they continue the cursor."""
+    client leaves. A wake-up's hints answer without a read when they continue the cursor; a
+    wake-up without hints (another process's large message, an access change, a resubscription)
+    checks access again before reading (reopen_inbox)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + budget
     cursor = state.cursor
@@ -341,14 +253,30 @@ async def wait_loop(
             break
         if client is not None and client.disconnected:
             break
-        hinted = page_from_hints(wakeups.registry.take_hints(waiter), cursor, limit)
-        if hinted is None:
+        hints = wakeups.registry.take_hints(waiter)
+        hinted = page_from_hints(hints, cursor, limit) if hints else None
+        if hinted is not None:
+            page = hinted
+        elif hints:
             page = await run_sync(
                 read_inbox, profile_id=state.profile_id, after_sequence=cursor, limit=limit
             )
         else:
-            page = hinted
+            page = await run_sync(
+                reopen_inbox,
+                load_profile=load_profile,
+                profile_id=state.profile_id,
+                cursor=cursor,
+                limit=limit,
+            )
     return page
+
+
+def seconds_until(moment: datetime | None) -> float:
+    """Seconds until `moment` (infinite for None): how long access lasts."""
+    if moment is None:
+        return math.inf
+    return (moment - timezone.now()).total_seconds()
 
 
 async def confirm_delivery(receipt: Receipt | None) -> None:
@@ -357,4 +285,4 @@ async def confirm_delivery(receipt: Receipt | None) -> None:
     if receipt is None:
         return
     await run_sync(record_delivered, profile_id=receipt.profile_id, sequence=receipt.sequence)
-    memory.delivered(receipt)
+    memory.delivered(receipt.connection, receipt.profile_id, receipt.sequence)

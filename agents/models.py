@@ -7,6 +7,11 @@ from django.utils import timezone
 from osfoundry.idempotency import IdempotencyKey
 
 
+def agent_key(profile_id) -> str:
+    """The wake-up key of a profile's inbox (osfoundry.wakeups)."""
+    return f"agent:{profile_id}"
+
+
 class AccessTokenQuerySet(models.QuerySet):
     def active(self):
         now = timezone.now()

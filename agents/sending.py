@@ -15,9 +15,8 @@ from osfoundry import wakeups
 from osfoundry.errors import Invalid, NotFound
 from osfoundry.idempotency import IdempotentRequest, canonical_hash
 
-from .inbox import agent_key
 from .mentions import mentioned_handles
-from .models import AgentProfile, Channel, InboxEntry, Message, MessageKey
+from .models import AgentProfile, Channel, InboxEntry, Message, MessageKey, agent_key
 from .services import profiles_visible_to
 
 MAX_BODY_CHARS = 20_000

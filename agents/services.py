@@ -136,6 +136,18 @@ def set_channel_members(*, channel: Channel, profiles) -> None:
     channel.members.set(profiles)
 
 
+def leave_project_channels(*, project_ids, user_ids) -> list[int]:
+    """People left projects: their agents leave those projects' channels (whose members' owners
+    belong to the project). Returns the ids of the agents concerned."""
+    profile_ids = list(
+        AgentProfile.objects.filter(owner_id__in=user_ids).values_list("pk", flat=True)
+    )
+    Channel.members.through.objects.filter(
+        channel__project_id__in=project_ids, agentprofile_id__in=profile_ids
+    ).delete()
+    return profile_ids
+
+
 def check_channel_members(*, project: Project, profiles) -> None:
     """A channel's members are agents whose owners belong to its project."""
     members = set(project.members.values_list("pk", flat=True))

@@ -6,17 +6,13 @@ of the bearer-token backends osfoundry.auth asks (settings.BEARER_TOKEN_BACKENDS
 
 import hashlib
 import secrets
-from collections.abc import Iterable
 
-from django.db import transaction
 from django.utils import timezone
 
-from osfoundry import wakeups
 from osfoundry.auth import SCOPES, Principal, User
 from osfoundry.errors import Invalid
 
-from .inbox import agent_key
-from .models import AccessToken, AgentProfile
+from .models import AccessToken
 
 PAT_PREFIX = "osf_"
 # Touch at most this often: a busy agent must not turn every call into a write, and 20,000 idle
@@ -53,32 +49,18 @@ def create_access_token(*, user: User, scopes: str, name: str = "") -> tuple[Acc
 
 
 def revoke_access_token(*, token: AccessToken) -> None:
-    AccessToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
-        revoked_at=timezone.now()
-    )
-    access_token_changed(token=token)
+    """Revoke the token (once: a second revocation keeps the first time). Its long-polls end at
+    once, in every process (agents.revocation)."""
+    if token.revoked_at is None:
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked_at"])
 
 
-# What a token is and may do: a change to any of these ends what processes remembered of it.
-ACCESS_FIELDS = frozenset({"user", "scopes", "expires_at", "revoked_at"})
-
-
-def save_access_token(*, token: AccessToken, changed: Iterable[str]) -> None:
-    """Save an edited token (the admin's form): its scopes normalised, and every process told
-    when who it acts for, what it may do or until when changed."""
+def save_access_token(*, token: AccessToken) -> None:
+    """Save an edited token (the admin's form), its scopes normalised. A change of who it acts
+    for, what it may do or until when ends its long-polls at once (agents.revocation)."""
     token.scopes = parse_scopes(token.scopes)
     token.save()
-    if ACCESS_FIELDS & set(changed):
-        access_token_changed(token=token)
-
-
-def access_token_changed(*, token: AccessToken) -> None:
-    """Call after revoking a token or changing its expiry: every process stops trusting what it
-    remembered of the token's long-polls (agents.inbox), so the next one checks it."""
-    profiles = AgentProfile.objects.filter(connection_key=connection_key(token))
-    keys = [agent_key(pk) for pk in profiles.values_list("pk", flat=True)]
-    if keys:
-        transaction.on_commit(lambda: wakeups.notify(keys))
 
 
 def connection_key(token: AccessToken) -> str:

@@ -1,5 +1,8 @@
 """The agent network's MCP tools (SPEC §6–7). Each publishes its argument model's schema."""
 
+from datetime import datetime
+from functools import partial
+
 from osfoundry.auth import READ, WRITE
 from osfoundry.mcp.tooling import CallContext, Tool
 
@@ -47,11 +50,19 @@ def send_channel(ctx: CallContext, args: ChannelMessageToolIn) -> dict:
     ).as_dict()
 
 
+def current_profile(ctx: CallContext) -> tuple[AgentProfile, datetime | None]:
+    """The caller's profile and when its access ends, with the token checked again: a wait
+    reads this at its start and after a wake-up that may mean access ended."""
+    principal = ctx.principal_again(READ)
+    profile = services.get_connected_profile(connection_key=principal.token_key)
+    return profile, principal.expires_at
+
+
 async def wait(ctx: CallContext, args: WaitIn) -> dict:
     # No disconnect watch here: the protocol cancels a parked tool call when its client leaves.
     page, receipt = await inbox.wait_for_messages(
         connection=ctx.principal.token_key,
-        load_profile=lambda: (profile(ctx), ctx.principal.expires_at),
+        load_profile=partial(current_profile, ctx),
         after_sequence=args.after_sequence,
         timeout_s=args.timeout_s,
         limit=args.limit,

@@ -22,6 +22,7 @@ def create_app():
 
     django.setup()
     import json
+    from functools import partial
 
     import mcp_types as types
     from mcp.server.lowlevel import Server
@@ -61,7 +62,9 @@ def create_app():
         try:
             principal.require(tool.scope)
             args = tool.arguments.model_validate(params.arguments or {})
-            data = await run_sync(tool.handler, CallContext(principal=principal), args)
+            again = partial(authenticate_bearer, raw, resource=origin + PATH)
+            context = CallContext(principal=principal, reauthenticate=again)
+            data = await run_sync(tool.handler, context, args)
         except DomainError as exc:
             return result({"error": exc.as_dict()}, is_error=True)
         return result(data)

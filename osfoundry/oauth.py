@@ -195,9 +195,14 @@ def authenticate_oauth_token(raw: str, *, resource: str | None = None) -> Princi
     if resource.rstrip("/") not in audience:
         return None
     scopes = frozenset(token.get_scopes()) & frozenset(SCOPES)
-    # One key per grant (client and user), not per access token: a refreshed token keeps its
-    # rate-limit budget and whatever the agent network tied to the connection.
-    key = f"oauth:{token.client_id}:{token.user_id}"
+    key = grant_key(token.client_id, token.user_id)
     return Principal(
         user=token.user, scopes=scopes, token_key=key, kind="oauth", expires_at=token.expires_at
     )
+
+
+def grant_key(client_id, user_id) -> str:
+    """An OAuth principal's stable key. One per grant (client and user), not per access token:
+    a refreshed token keeps its rate-limit budget and whatever the agent network tied to the
+    connection."""
+    return f"oauth:{client_id}:{user_id}"

@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class RoomsConfig(AppConfig):
     name = "rooms"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from . import revocation  # noqa: F401  (connects its signal receivers)

@@ -93,21 +93,31 @@ async def poll_resource_events(ctx: CallContext, args: PollArgs) -> dict:
     # Register before the first read: an event committed in between still wakes us.
     waiter = wakeups.registry.register([events.room_key(room.pk)])
     try:
-        while True:
-            page = await run_sync(
-                events.room_events_after,
-                user,
-                room.pk,
-                after_sequence=args.after_sequence,
-                limit=args.limit,
-                agent=True,
-            )
+        page = await run_sync(
+            events.room_events_after,
+            user,
+            room.pk,
+            after_sequence=args.after_sequence,
+            limit=args.limit,
+            agent=True,
+        )
+        while not page["events"]:
             remaining = deadline - loop.time()
-            if page["events"] or remaining <= 0:
-                return page
-            await waiter.wait(remaining)
+            if remaining <= 0 or not await waiter.wait(remaining):
+                break
+            # Whatever woke us (an event, a member removed, a user deactivated), read as who
+            # the caller is now.
+            page = await run_sync(events_for_caller_now, ctx, room.pk, args)
+        return page
     finally:
         wakeups.registry.unregister(waiter)
+
+
+def events_for_caller_now(ctx: CallContext, room_id, args: PollArgs) -> dict:
+    user = ctx.principal_again(READ).user
+    return events.room_events_after(
+        user, room_id, after_sequence=args.after_sequence, limit=args.limit, agent=True
+    )
 
 
 TOOLS = [

@@ -48,11 +48,11 @@ def _fresh_cache():
 @pytest.fixture(autouse=True)
 def _fresh_long_poll_memory():
     # Each test starts a new database whose ids repeat: what this process remembered of the
-    # last test's long-polls (agents.inbox.memory, the wake-ups' latest sequences) is void.
-    from agents import inbox
+    # last test's long-polls (agents.idle.memory, the wake-ups' latest sequences) is void.
+    from agents import idle
     from osfoundry import wakeups
 
-    inbox.memory.reset()
+    idle.memory.reset()
     wakeups.registry.forget_all()
     yield
 

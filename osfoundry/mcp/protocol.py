@@ -13,12 +13,20 @@ import base64
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import cast
 
 from django.conf import settings
 from pydantic import ValidationError
 
-from osfoundry.auth import SCOPES, InsufficientScope, authenticate_bearer, bearer_from_header
+from osfoundry.auth import (
+    SCOPES,
+    InsufficientScope,
+    Principal,
+    Unauthenticated,
+    authenticate_bearer,
+    bearer_from_header,
+)
 from osfoundry.dbthreads import run_sync
 from osfoundry.disconnect import DisconnectWatcher
 from osfoundry.errors import DomainError, describe_validation_error
@@ -229,8 +237,16 @@ class MCPApp:
             reply.headers = await charge(request.client_key) + reply.headers
             raise
         limit_headers = await charge(principal.token_key)
+        ctx = CallContext(
+            principal=principal,
+            is_disconnected=watcher.is_disconnected,
+            reauthenticate=partial(
+                authenticate_bearer, bearer(request), resource=resource(request)
+            ),
+        )
         try:
             principal.require(tool.scope)
+            result = await self.run_tool(tool, ctx, arguments, watcher)
         except InsufficientScope as exc:
             raise Reply(
                 403,
@@ -238,8 +254,9 @@ class MCPApp:
                 limit_headers
                 + challenge(request, error="insufficient_scope", description=exc.message),
             ) from None
-        ctx = CallContext(principal=principal, is_disconnected=watcher.is_disconnected)
-        result = await self.run_tool(tool, ctx, arguments, watcher)
+        except Unauthenticated:
+            # Access ended while the call was parked (a token revoked, a user deactivated).
+            raise unauthorized(request, limit_headers) from None
         return 200, {"jsonrpc": "2.0", "id": request_id, "result": result}, limit_headers, ctx
 
     async def run_tool(self, tool: Tool, ctx: CallContext, arguments: dict, watcher) -> dict:
@@ -257,6 +274,8 @@ class MCPApp:
                 data = await task
             else:
                 data = await run_sync(cast(Callable[..., dict], tool.handler), ctx, args)
+        except (Unauthenticated, InsufficientScope):
+            raise  # an HTTP answer with its challenge, not a tool result (call_tool)
         except DomainError as exc:
             return tool_result({"error": exc.as_dict()}, is_error=True)
         except asyncio.CancelledError:
@@ -315,18 +334,32 @@ def check_protocol_version(request: Request) -> None:
     )
 
 
-async def authenticate(request: Request):
-    raw = bearer_from_header(request.headers.get("authorization"))
-    resource = request.origin + PATH
-    principal = await run_sync(authenticate_bearer, raw, resource=resource) if raw else None
+def bearer(request: Request) -> str | None:
+    return bearer_from_header(request.headers.get("authorization"))
+
+
+def resource(request: Request) -> str:
+    """This endpoint's URI: OAuth tokens must be bound to it (RFC 8707)."""
+    return request.origin + PATH
+
+
+async def authenticate(request: Request) -> Principal:
+    raw = bearer(request)
+    principal = (
+        await run_sync(authenticate_bearer, raw, resource=resource(request)) if raw else None
+    )
     if principal is None:
-        description = "Connect osFoundry to continue"
-        raise Reply(
-            401,
-            rpc_error(None, UNAUTHORIZED, f"Unauthorized: {description}"),
-            challenge(request, error="invalid_token", description=description),
-        )
+        raise unauthorized(request)
     return principal
+
+
+def unauthorized(request: Request, headers: list | None = None) -> Reply:
+    description = "Connect osFoundry to continue"
+    return Reply(
+        401,
+        rpc_error(None, UNAUTHORIZED, f"Unauthorized: {description}"),
+        [*(headers or []), *challenge(request, error="invalid_token", description=description)],
+    )
 
 
 async def charge(key: str) -> list:

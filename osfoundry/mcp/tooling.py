@@ -10,7 +10,7 @@ from typing import Any
 from django.conf import settings
 from pydantic import BaseModel
 
-from osfoundry.auth import Principal
+from osfoundry.auth import Principal, Unauthenticated
 
 
 @dataclass
@@ -24,11 +24,23 @@ class CallContext:
     """
 
     principal: Principal
+    # The call's token checked again (None: no longer valid); blocking, for a database thread.
+    reauthenticate: Callable[[], Principal | None]
     is_disconnected: Callable[[], bool] = lambda: False
     _after_response: list[Callable[[], Awaitable[None] | None]] = field(default_factory=list)
 
     def after_response(self, fn: Callable[[], Awaitable[None] | None]) -> None:
         self._after_response.append(fn)
+
+    def principal_again(self, scope: str) -> Principal:
+        """The caller, checked again now: a call that parked may outlive its access (a token
+        revoked, a user deactivated). Raises Unauthenticated or InsufficientScope, which the
+        protocol answers with its challenge. Blocking: call from a database thread."""
+        principal = self.reauthenticate()
+        if principal is None:
+            raise Unauthenticated("This token is no longer valid; connect again")
+        principal.require(scope)
+        return principal
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ def test_bearer_header_parsing(header, token):
 
 @pytest.mark.django_db(transaction=True)
 def test_revoking_in_the_admin_ends_what_long_polls_remembered(admin_client, agent, monkeypatch):
-    from agents.inbox import agent_key
+    from agents.models import agent_key
     from agents.services import claim_connected_profile
     from osfoundry import wakeups
 

@@ -1,6 +1,6 @@
 """The admin writes through the services: channel members keep their rule (the agent's owner
 belongs to the channel's project), and a token edited in its form ends what long-polls
-remembered of it whenever who it acts for, what it may do or until when changed."""
+remembered of it."""
 
 from datetime import timedelta
 
@@ -8,8 +8,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from agents.inbox import agent_key
-from agents.models import AccessToken, Channel
+from agents.models import AccessToken, Channel, agent_key
 from agents.tokens import create_access_token
 from osfoundry import wakeups
 
@@ -74,19 +73,6 @@ def test_an_expiry_set_in_the_token_form_ends_what_long_polls_remembered(
     token.refresh_from_db()
     assert token.expires_at is not None
     assert notified == [[agent_key(alice.pk)]]
-
-
-def test_renaming_a_token_in_the_form_tells_nobody(admin_client, alice, monkeypatch):
-    token = AccessToken.objects.get(pk=int(alice.connection_key.removeprefix("pat:")))
-    notified = []
-    monkeypatch.setattr(wakeups, "notify", lambda keys, hints=None: notified.append(keys))
-    response = admin_client.post(
-        reverse("admin:agents_accesstoken_change", args=[token.pk]),
-        token_form(token, name="laptop"),
-    )
-    assert response.status_code == 302
-    token.refresh_from_db()
-    assert (token.name, notified) == ("laptop", [])
 
 
 def test_unknown_scopes_in_the_token_form_are_a_form_error(admin_client, agent):

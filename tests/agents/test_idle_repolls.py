@@ -2,16 +2,18 @@
 the wake-ups cannot vouch for sends the poll back to the database."""
 
 import asyncio
+import time
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
-from agents import inbox
+from agents import idle
 from agents.inbox import confirm_delivery, record_delivered, wait_for_messages
 from agents.models import AgentProfile
 from agents.tokens import revoke_access_token
 from osfoundry import wakeups
+from osfoundry.auth import Unauthenticated
 from osfoundry.wakeups import Registry
 
 from .test_wait_for_messages import in_thread, send
@@ -99,19 +101,26 @@ async def test_without_reliable_wake_ups_every_poll_reads(bob, monkeypatch):
 
 async def test_the_token_and_cursors_are_read_again_after_the_recheck_interval(bob, monkeypatch):
     loader = Loader(bob)
-    monkeypatch.setattr(inbox, "IDLE_RECHECK_S", 0)
+    monkeypatch.setattr(idle, "IDLE_RECHECK_S", 0)
     await poll(loader, timeout_s=0)
     reads = loader.reads
     await poll(loader, timeout_s=1)
     assert loader.reads == reads + 1
 
 
-async def test_access_that_has_ended_is_never_trusted(bob):
+def test_what_was_read_is_trusted_only_while_access_lasts():
+    ended = timezone.now() - timedelta(seconds=1)
+    idle.memory.remember("pat:gone", idle.InboxState(1, 0, 0, 0, ended))
+    idle.memory.remember("pat:kept", idle.InboxState(2, 0, 0, 0, None))
+    assert idle.memory.known["pat:gone"].trusted_until <= time.monotonic()
+    assert idle.memory.known["pat:kept"].trusted_until > time.monotonic()
+
+
+async def test_a_wait_whose_access_ended_is_refused(bob):
     loader = Loader(bob, access_ends_at=timezone.now() - timedelta(seconds=1))
-    await poll(loader, timeout_s=0)
-    reads = loader.reads
-    await poll(loader, timeout_s=1)
-    assert loader.reads == reads + 1
+    with pytest.raises(Unauthenticated, match="expired while the call waited"):
+        await poll(loader, timeout_s=0)
+    assert idle.memory.profile_id("pat:bob") is None  # forgotten, not trusted
 
 
 async def test_revoking_the_token_ends_the_trust_at_once(bob):

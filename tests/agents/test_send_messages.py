@@ -1,7 +1,6 @@
 import pytest
 
-from agents.inbox import agent_key
-from agents.models import AgentProfile, InboxEntry, Message, MessageKey
+from agents.models import AgentProfile, InboxEntry, Message, MessageKey, agent_key
 from agents.sending import send_agent_message, send_channel_message
 from osfoundry import wakeups
 from osfoundry.errors import Conflict, Invalid, NotFound

@@ -80,7 +80,10 @@ def test_send_arguments_are_validated(arguments, field):
 
 
 def context(raw_token):
-    return CallContext(principal=authenticate_bearer(raw_token))
+    return CallContext(
+        principal=authenticate_bearer(raw_token),
+        reauthenticate=lambda: authenticate_bearer(raw_token),
+    )
 
 
 def test_claim_then_send_through_the_tools(agent_token, owner, member, token_factory, project):

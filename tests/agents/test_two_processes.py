@@ -14,6 +14,7 @@ import redis
 from django.conf import settings
 
 from agents.longpoll import PATH
+from osfoundry import wakeups
 from tests.servers import database_url, require, start_uvicorn, stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,14 +49,14 @@ def workers(transactional_db, tmp_path):
                 )
             )
         db = parts.path.strip("/") or "0"
-        yield [url for _process, url in started], f"{prefix}:wakeups:{db}"
+        yield [url for _process, url in started], f"{prefix}:wakeups:{db}", prefix
     finally:
         for process, _url in started:
             stop_process(process)
 
 
 def test_a_send_on_one_process_wakes_the_waiter_on_the_other(workers, agent_token, owner, member):
-    (waiting_on, sending_on), channel = workers
+    (waiting_on, sending_on), channel, _prefix = workers
     alice_token, _alice = agent_token(owner, "alice-claude")
     bob_token, _bob = agent_token(member, "bob-codex")
     answers = []
@@ -90,3 +91,43 @@ def test_a_send_on_one_process_wakes_the_waiter_on_the_other(workers, agent_toke
     thread.join(60)
     # Without the cross-process wake-up the parked call would have answered [] at its timeout.
     assert [m["body"] for m in answers[0].json()["messages"]] == ["across processes"]
+
+
+def test_a_user_deactivated_in_another_process_ends_a_wait_parked_in_a_worker(
+    workers, agent_token, member
+):
+    """The way a script or `manage.py shell` on another host ends access: the ORM change there
+    reaches the worker through the wake-up channel."""
+    (waiting_on, _other), channel, prefix = workers
+    bob_token, _bob = agent_token(member, "bob-codex")
+    answers = []
+
+    def wait():
+        answers.append(
+            httpx.get(
+                waiting_on + PATH,
+                params={"timeout_s": 50},
+                headers={"Authorization": f"Bearer {bob_token}"},
+                timeout=60,
+            )
+        )
+
+    thread = threading.Thread(target=wait)
+    thread.start()
+    admin = redis.Redis.from_url(REDIS_URL)
+    deadline = time.monotonic() + 20
+    while dict(admin.pubsub_numsub(channel)).get(channel.encode(), 0) < 1:
+        assert time.monotonic() < deadline, "the waiting process never subscribed"
+        time.sleep(0.02)
+    admin.close()
+    # This process publishes its wake-ups on the workers' channel, as a script would.
+    wakeups.configure(REDIS_URL, prefix)
+    try:
+        member.is_active = False
+        member.save()
+        thread.join(60)
+    finally:
+        wakeups.configure(settings.REDIS_URL, settings.REDIS_PREFIX)
+    # Whether the deactivation found the call parked or still reading, it is refused.
+    assert answers[0].status_code == 401
+    assert answers[0].json()["error"]["code"] == "invalid_token"

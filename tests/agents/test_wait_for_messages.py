@@ -5,8 +5,9 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.db import connection
 
-from agents import inbox
-from agents.inbox import BUSY_LOOP_NOTE, record_delivered, wait_for_messages
+from agents import idle
+from agents.idle import BUSY_LOOP_NOTE
+from agents.inbox import record_delivered, wait_for_messages
 from agents.models import AgentProfile
 from agents.sending import send_agent_message
 from osfoundry import wakeups
@@ -171,10 +172,10 @@ def test_hints_are_used_only_when_they_continue_the_cursor():
 async def test_a_stale_profile_id_for_a_connection_is_corrected(alice, bob):
     await send(alice, "bob-codex", "hello", "key-00001")
     # What a stale memory would say: the connection long-polled as alice.
-    inbox.memory.known["pat:test"] = inbox.Known(alice.pk, 0, time.monotonic() + 60)
+    idle.memory.known["pat:test"] = idle.Known(alice.pk, 0, time.monotonic() + 60, None)
     page, _receipt = await wait_for_messages(
         connection="pat:test", load_profile=loader(bob), timeout_s=0
     )
     assert [m["body"] for m in page.messages] == ["hello"]
-    assert inbox.memory.profile_id("pat:test") == bob.pk
+    assert idle.memory.profile_id("pat:test") == bob.pk
     assert wakeups.registry.count() == 0

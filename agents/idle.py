@@ -1,0 +1,126 @@
+"""What this process remembers of its long-polls (agents.inbox), so that an idle re-poll costs no
+database hop, and how long a wait parks.
+
+An idle re-poll (nothing new since the last call) should cost a registration and a future, not a
+database hop: 20,000 agents re-polling every 50 s would otherwise keep a core busy with token
+checks that all say the same. So each process remembers, per connection, what its last read
+found; a re-poll whose cursor equals the latest sequence the wake-ups vouch for parks without
+reading. The wake-ups vouch only while they cannot have been missed (see
+wakeups.Registry.latest), and the token, the profile and the cursor are read again at least every
+IDLE_RECHECK_S, and at once after any wake-up that did not carry its messages: a token revoked,
+a user deactivated, a profile deleted (agents.access) all send one.
+"""
+
+import random
+import time
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.utils import timezone
+
+from osfoundry import wakeups
+
+from .models import agent_key
+
+# Each wait ends up to 10% early, so idle agents that parked together drift apart.
+TIMEOUT_JITTER = 0.1
+# timeout_s=0 repeated with the same cursor within this window waits this long instead.
+REPEAT_WINDOW_S = 1.0
+REPEAT_MIN_WAIT_S = 1.0
+BUSY_LOOP_NOTE = (
+    "timeout_s 0 was repeated with the same cursor, so this call waited up to 1 s. Pass "
+    "timeout_s (up to 50): the call returns as soon as a message arrives."
+)
+IDLE_RECHECK_S = 300.0
+
+
+@dataclass(frozen=True, slots=True)
+class InboxState:
+    """What the first read of a wait found; plain numbers, so a parked wait keeps no model
+    instance alive."""
+
+    profile_id: int
+    stored: int  # the stored cursor
+    cursor: int  # where this wait starts
+    latest: int  # the profile's last inbox sequence
+    access_ends_at: datetime | None
+
+
+@dataclass(slots=True)
+class Known:
+    profile_id: int
+    stored: int  # the stored cursor, as read or as this process moved it since
+    trusted_until: float  # time.monotonic()
+    access_ends_at: datetime | None
+
+
+class InboxMemory:
+    """What this process remembers of its long-polls: per connection, what the last read found
+    (idle re-polls, IDLE_RECHECK_S), per profile its last timeout_s=0 poll (to tell a busy
+    loop). Hints only: forgetting them costs a database read, never a message."""
+
+    MAX_ENTRIES = 200_000
+
+    def __init__(self):
+        self.known: dict[str, Known] = {}
+        self.zero_polls: dict[int, tuple[int, float]] = {}
+
+    def reset(self) -> None:
+        """Forget everything (a test's new database repeats ids)."""
+        self.known.clear()
+        self.zero_polls.clear()
+
+    def profile_id(self, connection: str) -> int | None:
+        known = self.known.get(connection)
+        return None if known is None else known.profile_id
+
+    def forget(self, connection: str) -> None:
+        self.known.pop(connection, None)
+
+    def remember(self, connection: str, state: InboxState) -> None:
+        trusted_until = time.monotonic() + IDLE_RECHECK_S
+        if state.access_ends_at is not None:
+            remaining = (state.access_ends_at - timezone.now()).total_seconds()
+            trusted_until = min(trusted_until, time.monotonic() + remaining)
+        if len(self.known) > self.MAX_ENTRIES:
+            self.known.clear()
+        self.known[connection] = Known(
+            state.profile_id, state.stored, trusted_until, state.access_ends_at
+        )
+
+    def idle_state(self, connection: str, after_sequence: int | None) -> InboxState | None:
+        """The state of an idle re-poll, when this process can vouch that nothing waits after
+        its cursor; else None (read the database). Call after registering the waiter."""
+        known = self.known.get(connection)
+        if known is None or time.monotonic() >= known.trusted_until:
+            return None
+        latest = wakeups.registry.latest(agent_key(known.profile_id))
+        cursor = known.stored if after_sequence is None else after_sequence
+        if latest is None or cursor != latest:
+            return None
+        return InboxState(known.profile_id, known.stored, cursor, latest, known.access_ends_at)
+
+    def delivered(self, connection: str, profile_id: int, sequence: int) -> None:
+        """The stored cursor moved to `sequence` (a page was written)."""
+        known = self.known.get(connection)
+        if known is not None and known.profile_id == profile_id:
+            known.stored = max(known.stored, sequence)
+
+    def wait_budget(self, profile_id: int, cursor: int, timeout_s: int) -> tuple[float, str | None]:
+        if timeout_s > 0:
+            return timeout_s * (1 - random.uniform(0, TIMEOUT_JITTER)), None
+        last = self.zero_polls.get(profile_id)
+        if last and last[0] == cursor and time.monotonic() - last[1] < REPEAT_WINDOW_S:
+            return REPEAT_MIN_WAIT_S, BUSY_LOOP_NOTE
+        return 0.0, None
+
+    def zero_poll(self, profile_id: int, cursor: int) -> None:
+        now = time.monotonic()
+        if len(self.zero_polls) > 10_000:
+            stale = [k for k, (_c, t) in self.zero_polls.items() if now - t > REPEAT_WINDOW_S]
+            for key in stale:
+                del self.zero_polls[key]
+        self.zero_polls[profile_id] = (cursor, now)
+
+
+memory = InboxMemory()
