@@ -15,9 +15,9 @@ django_asgi = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from agents import longpoll  # noqa: E402
+from osfoundry.http import WebsocketOriginCheck  # noqa: E402
 from osfoundry.mcp.protocol import PATH as MCP_PATH  # noqa: E402
 from osfoundry.mcp.protocol import MCPApp  # noqa: E402
 from rooms.routing import websocket_urlpatterns  # noqa: E402
@@ -47,8 +47,6 @@ gc.set_threshold(10_000, 10, 100)
 application = ProtocolTypeRouter(
     {
         "http": http,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        "websocket": WebsocketOriginCheck(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

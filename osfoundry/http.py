@@ -1,5 +1,6 @@
 """Plain ASGI HTTP, for the routes served before Django (the MCP endpoint, the REST long-poll):
-what a request says, whether its Host and Origin are ours, the bearer challenge, and JSON out.
+what a request says, whether its Host and Origin are ours, the bearer challenge, and JSON out;
+and the same Host/Origin rules for the websocket feed.
 
 Django's middleware does the Host check and builds responses for every other route; these
 routes skip Django's handler (a parked request would hold a thread there), so they get the same
@@ -7,12 +8,16 @@ rules from here.
 """
 
 import json
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 
-from .auth import InsufficientScope
+from .auth import InsufficientScope, bearer_from_header
 from .errors import DomainError
+
+WEB_SCHEMES = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class Request:
@@ -32,11 +37,12 @@ class Request:
 
     @property
     def scheme(self) -> str:
+        """http or https, also for a websocket (ws, wss): what its page's Origin would say."""
         if settings.BEHIND_TLS_PROXY:
             forwarded = self.headers.get("x-forwarded-proto", "").split(",")[0].strip()
-            if forwarded in ("http", "https"):
-                return forwarded
-        return self.scope.get("scheme", "http")
+            if forwarded in WEB_SCHEMES:
+                return WEB_SCHEMES[forwarded]
+        return WEB_SCHEMES.get(self.scope.get("scheme", "http"), "http")
 
     @property
     def origin(self) -> str:
@@ -68,20 +74,67 @@ def host_problem(request: Request) -> str | None:
     return None
 
 
-def origin_problem(request: Request) -> str | None:
-    """Why a browser's Origin may not call us, or None. Allowed: this service (PUBLIC_ORIGIN,
-    the Host, or an allowed host); a request without Origin is not a browser's cross-site one."""
-    origin = request.headers.get("origin")
-    if origin is None:
+def parse_origin(value: str) -> tuple[str, str, int] | None:
+    """An http(s) origin as (scheme, host, port), the default port filled in, so that
+    `http://a` and `http://a:80` compare equal; None for anything else (`null`, a path...)."""
+    try:
+        parts = urlsplit(value)
+        port = parts.port
+    except ValueError:
         return None
-    origin = origin.rstrip("/")
-    scheme, _, rest = origin.partition("://")
-    allowed = (
-        scheme in ("http", "https")
-        and bool(rest)
-        and (origin == settings.PUBLIC_ORIGIN or rest == request.host or is_allowed_host(rest))
-    )
-    return None if allowed else f"Forbidden: Origin {origin!r} is not allowed"
+    if parts.scheme not in DEFAULT_PORTS or not parts.hostname or parts.username is not None:
+        return None
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        return None
+    return parts.scheme, parts.hostname, port or DEFAULT_PORTS[parts.scheme]
+
+
+def is_own_origin(request: Request, origin: str) -> bool:
+    """Whether `origin` is this service's: PUBLIC_ORIGIN, or the scheme, host and port the
+    request was sent to. Scheme and port count: another port of the same host is another site."""
+    parsed = parse_origin(origin)
+    if parsed is None:
+        return False
+    if settings.PUBLIC_ORIGIN and parsed == parse_origin(settings.PUBLIC_ORIGIN):
+        return True
+    return parsed == parse_origin(f"{request.scheme}://{request.host}")
+
+
+def origin_problem(request: Request) -> str | None:
+    """Why a browser's Origin may not call us, or None. A request without Origin is not a
+    browser's cross-site one; check host_problem first, as "the request's own origin" trusts
+    the Host."""
+    origin = request.headers.get("origin")
+    if origin is None or is_own_origin(request, origin):
+        return None
+    return f"Forbidden: Origin {origin!r} is not allowed"
+
+
+def websocket_problem(request: Request) -> str | None:
+    """Why a websocket may not open, or None. One with a bearer token needs no Origin: a page
+    cannot set Authorization on a websocket, so it is never a browser's (agents send no
+    Origin). Any other rides on the session cookie, which a browser sends whatever page opens
+    the socket: it must come from this service's own origin."""
+    if bearer_from_header(request.headers.get("authorization")):
+        return None
+    if "origin" not in request.headers:
+        return "Forbidden: without a bearer token, open the feed from this site's pages"
+    return host_problem(request) or origin_problem(request)
+
+
+class WebsocketOriginCheck:
+    """ASGI middleware for websockets: refuses the handshake (403) when websocket_problem says
+    so; in place of Channels' AllowedHostsOriginValidator, which wants an Origin from every
+    client and compares host names only."""
+
+    def __init__(self, application):
+        self.application = application
+
+    async def __call__(self, scope, receive, send):
+        if websocket_problem(Request(scope)) is None:
+            return await self.application(scope, receive, send)
+        await receive()  # websocket.connect; closing before accepting refuses the handshake
+        await send({"type": "websocket.close", "code": 4403})
 
 
 def www_authenticate(
