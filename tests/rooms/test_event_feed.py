@@ -196,6 +196,39 @@ async def test_a_token_needs_no_origin(room, owner, agent, files, token_factory)
     await communicator.disconnect()
 
 
+@pytest.mark.parametrize(
+    "frame",
+    [{"text_data": "after_sequence=0"}, {"text_data": "[" * 2000}, {"bytes_data": b"\x00"}],
+    ids=["text", "deeply-nested", "binary"],
+)
+async def test_a_frame_that_is_not_json_gets_an_error_and_the_feed_stays_open(
+    room, owner, agent, files, frame
+):
+    await propose(room, agent, files, "feed-key-6")
+    communicator = feed(room, await database_sync_to_async(session_headers)(owner))
+    assert (await communicator.connect())[0]
+    assert (await communicator.receive_json_from(timeout=5))["sequence"] == 1
+    await communicator.send_to(**frame)
+    assert await communicator.receive_json_from(timeout=5) == {
+        "error": {
+            "code": "invalid_frame",
+            "message": 'Send a JSON text frame such as {"after_sequence": 0} to resume after a '
+            "sequence; the feed sends events on its own",
+        }
+    }
+    await communicator.send_json_to({"after_sequence": 0})
+    assert (await communicator.receive_json_from(timeout=5))["sequence"] == 1
+    await communicator.disconnect()
+
+
+async def test_a_json_frame_of_another_shape_gets_an_error(room, owner):
+    communicator = feed(room, await database_sync_to_async(session_headers)(owner))
+    assert (await communicator.connect())[0]
+    await communicator.send_json_to({"after_sequence": "5"})
+    assert (await communicator.receive_json_from(timeout=5))["error"]["code"] == "invalid_frame"
+    await communicator.disconnect()
+
+
 def test_a_token_opens_the_feed_of_a_real_server_without_origin(
     asgi_server, room, agent, files, token_factory
 ):
