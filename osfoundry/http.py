@@ -179,3 +179,28 @@ async def send_json(send, status: int, data: dict | None, headers: list | None =
     out.extend(headers or [])
     await send({"type": "http.response.start", "status": status, "headers": out})
     await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+class ClientGone(Exception):
+    """The client disconnected before its request body arrived."""
+
+
+class BodyTooLarge(Exception):
+    """The request body is over the limit; the rest of it is not read."""
+
+
+async def read_body(receive, *, limit: int) -> bytes:
+    """The whole request body, refused as soon as it grows past `limit` bytes."""
+    chunks = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientGone
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks)

@@ -22,7 +22,17 @@ from osfoundry.auth import SCOPES, InsufficientScope, authenticate_bearer, beare
 from osfoundry.dbthreads import run_sync
 from osfoundry.disconnect import DisconnectWatcher
 from osfoundry.errors import DomainError, describe_validation_error
-from osfoundry.http import Request, dumps, host_problem, origin_problem, send_json, www_authenticate
+from osfoundry.http import (
+    BodyTooLarge,
+    ClientGone,
+    Request,
+    dumps,
+    host_problem,
+    origin_problem,
+    read_body,
+    send_json,
+    www_authenticate,
+)
 
 from . import ratelimit
 from .tooling import CallContext, Tool, collect_tools, describe_tool
@@ -112,7 +122,7 @@ class MCPApp:
                     [(b"allow", b"POST")],
                 )
             check_origin(request)
-            body = await read_body(receive)
+            body = await read_request_body(receive)
             watcher = DisconnectWatcher(receive)
             status, answer, headers, ctx = await self.handle(request, body, watcher)
         except Reply as reply:
@@ -346,30 +356,19 @@ async def charge(key: str) -> list:
     return quota.headers()
 
 
-async def read_body(receive) -> bytes:
+async def read_request_body(receive) -> bytes:
     # The same cap as Django's (DATA_UPLOAD_MAX_MEMORY_SIZE): beyond it the request is refused.
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    chunks = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise Reply(400)
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            raise Reply(
-                413,
-                rpc_error(
-                    None,
-                    INVALID_REQUEST,
-                    f"Request body over {limit} bytes; propose a large app as a pinned "
-                    "repository version, not as a snippet",
-                ),
-            )
-        chunks.append(chunk)
-        if not message.get("more_body"):
-            return b"".join(chunks)
+    try:
+        return await read_body(receive, limit=limit)
+    except ClientGone:
+        raise Reply(400) from None
+    except BodyTooLarge:
+        message = (
+            f"Request body over {limit} bytes; propose a large app as a pinned repository "
+            "version, not as a snippet"
+        )
+        raise Reply(413, rpc_error(None, INVALID_REQUEST, message)) from None
 
 
 async def respond(send, status: int, answer: dict | None, headers: list) -> None:
