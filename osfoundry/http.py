@@ -8,6 +8,7 @@ rules from here.
 """
 
 import json
+import re
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -163,6 +164,51 @@ def challenge_for(error: DomainError) -> str | None:
     if error.http_status == 401:
         return www_authenticate(error="invalid_token")
     return None
+
+
+class MalformedJSON(ValueError):
+    """A body that is not JSON this service can take; the message says why."""
+
+
+# A \uD800-\uDFFF escape: half of a surrogate pair, or a lone one (see parse_json).
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def parse_json(body: bytes):
+    """The JSON value of `body`, or MalformedJSON: not UTF-8, not JSON, nested past the
+    parser's recursion limit, or holding a lone surrogate. A lone surrogate is a valid JSON
+    escape but no character: it cannot be encoded in an answer, or stored in PostgreSQL."""
+    try:
+        value = json.loads(body.decode())  # strict UTF-8: json.loads(bytes) lets surrogates in
+    except UnicodeDecodeError:
+        raise MalformedJSON("body is not UTF-8") from None
+    except RecursionError:
+        raise MalformedJSON("JSON nested too deeply") from None
+    except ValueError:
+        raise MalformedJSON("body is not JSON") from None
+    if SURROGATE_ESCAPE.search(body) and has_lone_surrogate(value):
+        raise MalformedJSON(
+            "strings must be valid Unicode; a lone surrogate (\\ud800-\\udfff) is not"
+        )
+    return value
+
+
+def has_lone_surrogate(value) -> bool:
+    # A loop, not recursion: the value may be nested nearly as deep as the parser allows.
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode()
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def dumps(data) -> bytes:

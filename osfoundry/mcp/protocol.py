@@ -10,7 +10,6 @@ dispatches the `TOOLS` lists of the apps (rooms/tools.py, agents/tools.py).
 
 import asyncio
 import base64
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import cast
@@ -25,10 +24,12 @@ from osfoundry.errors import DomainError, describe_validation_error
 from osfoundry.http import (
     BodyTooLarge,
     ClientGone,
+    MalformedJSON,
     Request,
     dumps,
     host_problem,
     origin_problem,
+    parse_json,
     read_body,
     send_json,
     www_authenticate,
@@ -142,11 +143,9 @@ class MCPApp:
 
     async def handle(self, request: Request, body: bytes, watcher):
         try:
-            message = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
-            raise Reply(
-                400, rpc_error(None, PARSE_ERROR, "Parse error: body is not JSON")
-            ) from None
+            message = parse_json(body)
+        except MalformedJSON as exc:
+            raise Reply(400, rpc_error(None, PARSE_ERROR, f"Parse error: {exc}")) from None
         if isinstance(message, list):
             raise Reply(
                 400,
