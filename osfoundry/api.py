@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from pydantic import BaseModel
@@ -52,6 +53,14 @@ def error_response(request, status: int, body: dict, headers: dict | None = None
     for name, value in (headers or {}).items():
         response[name] = value
     return response
+
+
+@csrf_exempt
+def not_found(request):
+    """Any method on an unknown path under /api/v1/ (osfoundry/urls.py routes them here after
+    the API's own): a JSON error like every other API answer, not Django's HTML page."""
+    message = f"No API endpoint at {request.path}; the endpoints are listed at /api/v1/docs"
+    return error_response(request, 404, {"code": "not_found", "message": message})
 
 
 @api.exception_handler(DomainError)
