@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
+from django.utils.http import parse_header_parameters
 
 from .auth import InsufficientScope, bearer_from_header
 from .errors import DomainError
@@ -164,6 +165,20 @@ def challenge_for(error: DomainError) -> str | None:
     if error.http_status == 401:
         return www_authenticate(error="invalid_token")
     return None
+
+
+def json_content_type_problem(content_type: str | None) -> str | None:
+    """None when a Content-Type is application/json (parameters such as charset allowed), else
+    what to tell the caller. text/plain, form and multipart bodies are what a cross-site HTML
+    form can post without a CORS preflight: a JSON-only route refuses them."""
+    try:
+        media_type, _params = parse_header_parameters(content_type or "")
+    except ValueError:  # longer than Django parses
+        media_type = "?"
+    if media_type == "application/json":
+        return None
+    got = repr(media_type) if media_type else "none"
+    return f"send Content-Type: application/json (got {got})"
 
 
 class MalformedJSON(ValueError):

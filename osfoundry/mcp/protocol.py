@@ -28,6 +28,7 @@ from osfoundry.http import (
     Request,
     dumps,
     host_problem,
+    json_content_type_problem,
     origin_problem,
     parse_json,
     read_body,
@@ -94,6 +95,12 @@ def check_origin(request: Request) -> None:
         raise Reply(403, rpc_error(None, INVALID_REQUEST, problem))
 
 
+def check_content_type(request: Request) -> None:
+    if problem := json_content_type_problem(request.headers.get("content-type")):
+        message = f"Unsupported Media Type: {problem}"
+        raise Reply(415, rpc_error(None, INVALID_REQUEST, message))
+
+
 def challenge(request: Request, *, error: str, description: str) -> list:
     value = www_authenticate(
         resource_metadata=request.origin + METADATA_PATH,
@@ -123,6 +130,7 @@ class MCPApp:
                     [(b"allow", b"POST")],
                 )
             check_origin(request)
+            check_content_type(request)
             body = await read_request_body(receive)
             watcher = DisconnectWatcher(receive)
             status, answer, headers, ctx = await self.handle(request, body, watcher)
