@@ -19,6 +19,9 @@ from .auth import InsufficientScope, bearer_from_header
 from .errors import DomainError
 
 WEB_SCHEMES = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
+# Request headers, names and values together. Browsers send a few KB (big cookies included;
+# each cookie is at most 4 KB); uvicorn's default parser, httptools, has no limit of its own.
+MAX_HEADER_BYTES = 64 * 1024
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -124,19 +127,41 @@ def websocket_problem(request: Request) -> str | None:
     return host_problem(request) or origin_problem(request)
 
 
-class WebsocketOriginCheck:
-    """ASGI middleware for websockets: refuses the handshake (403) when websocket_problem says
-    so; in place of Channels' AllowedHostsOriginValidator, which wants an Origin from every
-    client and compares host names only."""
+def header_bytes(scope) -> int:
+    return sum(len(name) + len(value) for name, value in scope["headers"])
+
+
+def headers_too_large(size: int) -> dict:
+    message = (
+        f"Request headers are {size} bytes, over the limit of {MAX_HEADER_BYTES}: send smaller "
+        "headers (cookies, Authorization)"
+    )
+    return {"error": {"code": "headers_too_large", "message": message}}
+
+
+async def refuse_large_headers(send, size: int) -> None:
+    """431 for a request whose headers are over MAX_HEADER_BYTES (osfoundry/asgi.py asks)."""
+    await send_json(send, 431, headers_too_large(size), [(b"connection", b"close")])
+
+
+class WebsocketGuard:
+    """ASGI middleware for websockets: refuses the handshake (403 from the server; close code
+    4431 or 4403 under Channels' test communicator) when the headers are over MAX_HEADER_BYTES
+    or websocket_problem says so. In place of Channels' AllowedHostsOriginValidator, which wants
+    an Origin from every client and compares host names only."""
 
     def __init__(self, application):
         self.application = application
 
     async def __call__(self, scope, receive, send):
-        if websocket_problem(Request(scope)) is None:
+        if header_bytes(scope) > MAX_HEADER_BYTES:
+            code = 4431
+        elif websocket_problem(Request(scope)) is not None:
+            code = 4403
+        else:
             return await self.application(scope, receive, send)
         await receive()  # websocket.connect; closing before accepting refuses the handshake
-        await send({"type": "websocket.close", "code": 4403})
+        await send({"type": "websocket.close", "code": code})
 
 
 def www_authenticate(
