@@ -196,6 +196,14 @@ async def test_a_token_needs_no_origin(room, owner, agent, files, token_factory)
     await communicator.disconnect()
 
 
+async def test_a_bearer_header_never_lends_a_foreign_page_the_session(room, owner):
+    # A bearer connection skips the Origin check, so it must never fall back to the cookie.
+    headers = await database_sync_to_async(session_headers)(owner, b"http://evil.example")
+    headers = [*headers, (b"authorization", b"Bearer osf_not-a-token")]
+    connected, code = await feed(room, headers).connect()
+    assert (connected, code) == (False, 4401)
+
+
 @pytest.mark.parametrize(
     "frame",
     [{"text_data": "after_sequence=0"}, {"text_data": "[" * 2000}, {"bytes_data": b"\x00"}],
