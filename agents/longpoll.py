@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from osfoundry.auth import READ, Unauthenticated, authenticate_bearer, bearer_from_header
 from osfoundry.disconnect import DisconnectWatcher
 from osfoundry.errors import DomainError, Forbidden, Invalid, describe_validation_error
-from osfoundry.http import Request, challenge_for, host_problem, send_json
+from osfoundry.http import Request, challenge_for, host_problem, origin_problem, send_json
 
 from . import inbox, services
 from .models import AgentProfile
@@ -42,6 +42,8 @@ async def handle(scope, receive, send) -> None:
         request = Request(scope)
         if problem := host_problem(request):
             raise Forbidden(problem, code="bad_host")
+        if problem := origin_problem(request):
+            raise Forbidden(problem, code="bad_origin")
         args = parse_query(scope)
         raw = bearer_from_header(request.headers.get("authorization"))
         if raw is None:

@@ -1,7 +1,11 @@
 """Mounts the apps' routers under /api/v1/ and maps domain errors to JSON once."""
 
+from functools import wraps
+from inspect import iscoroutinefunction
+
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from pydantic import BaseModel
@@ -11,7 +15,7 @@ from rooms.api import router as rooms_router
 
 from .auth import Unauthenticated
 from .errors import DomainError, describe_validation_error
-from .http import challenge_for
+from .http import challenge_for, json_content_type_problem
 
 
 class API(NinjaAPI):
@@ -52,6 +56,51 @@ def error_response(request, status: int, body: dict, headers: dict | None = None
     for name, value in (headers or {}).items():
         response[name] = value
     return response
+
+
+def not_json(request):
+    """A 415 for a request that carries a body not sent as JSON (osfoundry.http's rule), else
+    None. A body is carried when its length is not zero or it is sent chunked."""
+    meta = request.META
+    if meta.get("CONTENT_LENGTH", "") in ("", "0") and "HTTP_TRANSFER_ENCODING" not in meta:
+        return None
+    problem = json_content_type_problem(meta.get("CONTENT_TYPE"))
+    if problem is None:
+        return None
+    error = {"code": "unsupported_media_type", "message": f"The body must be JSON: {problem}"}
+    return error_response(request, 415, {**error, "field": "Content-Type"})
+
+
+def json_bodies_only(run):
+    """Wraps every operation, before its auth and parsing (ninja's "view" decorator mode)."""
+    if iscoroutinefunction(run):
+
+        @wraps(run)
+        async def check_async(request, *args, **kwargs):
+            if (refusal := not_json(request)) is not None:
+                return refusal
+            return await run(request, *args, **kwargs)
+
+        return check_async
+
+    @wraps(run)
+    def check(request, *args, **kwargs):
+        if (refusal := not_json(request)) is not None:
+            return refusal
+        return run(request, *args, **kwargs)
+
+    return check
+
+
+api.add_decorator(json_bodies_only, mode="view")
+
+
+@csrf_exempt
+def not_found(request):
+    """Any method on an unknown path under /api/v1/ (osfoundry/urls.py routes them here after
+    the API's own): a JSON error like every other API answer, not Django's HTML page."""
+    message = f"No API endpoint at {request.path}; the endpoints are listed at /api/v1/docs"
+    return error_response(request, 404, {"code": "not_found", "message": message})
 
 
 @api.exception_handler(DomainError)

@@ -15,9 +15,14 @@ django_asgi = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from agents import longpoll  # noqa: E402
+from osfoundry.http import (  # noqa: E402
+    MAX_HEADER_BYTES,
+    WebsocketGuard,
+    header_bytes,
+    refuse_large_headers,
+)
 from osfoundry.mcp.protocol import PATH as MCP_PATH  # noqa: E402
 from osfoundry.mcp.protocol import MCPApp  # noqa: E402
 from rooms.routing import websocket_urlpatterns  # noqa: E402
@@ -30,6 +35,10 @@ def http(scope, receive, send):
     # thread per parked request: see osfoundry/mcp/protocol.py and agents/longpoll.py.
     # Returns the handler's coroutine rather than awaiting it: one frame fewer under each of
     # thousands of parked requests.
+    if (size := header_bytes(scope)) > MAX_HEADER_BYTES:
+        # Checked here, before any route: httptools, uvicorn's default parser, has no header
+        # limit (h11's --h11-max-incomplete-event-size has one, at a third of the speed).
+        return refuse_large_headers(send, size)
     if scope["path"] in (MCP_PATH, MCP_PATH + "/"):
         return mcp_app(scope, receive, send)
     if longpoll.matches(scope):
@@ -47,8 +56,6 @@ gc.set_threshold(10_000, 10, 100)
 application = ProtocolTypeRouter(
     {
         "http": http,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        "websocket": WebsocketGuard(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

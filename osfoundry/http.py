@@ -1,5 +1,6 @@
 """Plain ASGI HTTP, for the routes served before Django (the MCP endpoint, the REST long-poll):
-what a request says, whether its Host and Origin are ours, the bearer challenge, and JSON out.
+what a request says, whether its Host and Origin are ours, the bearer challenge, and JSON out;
+and the same Host/Origin rules for the websocket feed.
 
 Django's middleware does the Host check and builds responses for every other route; these
 routes skip Django's handler (a parked request would hold a thread there), so they get the same
@@ -7,12 +8,21 @@ rules from here.
 """
 
 import json
+import re
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
+from django.utils.http import parse_header_parameters
 
-from .auth import InsufficientScope
+from .auth import InsufficientScope, bearer_from_header
 from .errors import DomainError
+
+WEB_SCHEMES = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
+# Request headers, names and values together. Browsers send a few KB (big cookies included;
+# each cookie is at most 4 KB); uvicorn's default parser, httptools, has no limit of its own.
+MAX_HEADER_BYTES = 64 * 1024
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class Request:
@@ -32,11 +42,12 @@ class Request:
 
     @property
     def scheme(self) -> str:
+        """http or https, also for a websocket (ws, wss): what its page's Origin would say."""
         if settings.BEHIND_TLS_PROXY:
             forwarded = self.headers.get("x-forwarded-proto", "").split(",")[0].strip()
-            if forwarded in ("http", "https"):
-                return forwarded
-        return self.scope.get("scheme", "http")
+            if forwarded in WEB_SCHEMES:
+                return WEB_SCHEMES[forwarded]
+        return WEB_SCHEMES.get(self.scope.get("scheme", "http"), "http")
 
     @property
     def origin(self) -> str:
@@ -68,20 +79,89 @@ def host_problem(request: Request) -> str | None:
     return None
 
 
-def origin_problem(request: Request) -> str | None:
-    """Why a browser's Origin may not call us, or None. Allowed: this service (PUBLIC_ORIGIN,
-    the Host, or an allowed host); a request without Origin is not a browser's cross-site one."""
-    origin = request.headers.get("origin")
-    if origin is None:
+def parse_origin(value: str) -> tuple[str, str, int] | None:
+    """An http(s) origin as (scheme, host, port), the default port filled in, so that
+    `http://a` and `http://a:80` compare equal; None for anything else (`null`, a path...)."""
+    try:
+        parts = urlsplit(value)
+        port = parts.port
+    except ValueError:
         return None
-    origin = origin.rstrip("/")
-    scheme, _, rest = origin.partition("://")
-    allowed = (
-        scheme in ("http", "https")
-        and bool(rest)
-        and (origin == settings.PUBLIC_ORIGIN or rest == request.host or is_allowed_host(rest))
+    if parts.scheme not in DEFAULT_PORTS or not parts.hostname or parts.username is not None:
+        return None
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        return None
+    return parts.scheme, parts.hostname, port or DEFAULT_PORTS[parts.scheme]
+
+
+def is_own_origin(request: Request, origin: str) -> bool:
+    """Whether `origin` is this service's: PUBLIC_ORIGIN, or the scheme, host and port the
+    request was sent to. Scheme and port count: another port of the same host is another site."""
+    parsed = parse_origin(origin)
+    if parsed is None:
+        return False
+    if settings.PUBLIC_ORIGIN and parsed == parse_origin(settings.PUBLIC_ORIGIN):
+        return True
+    return parsed == parse_origin(f"{request.scheme}://{request.host}")
+
+
+def origin_problem(request: Request) -> str | None:
+    """Why a browser's Origin may not call us, or None. A request without Origin is not a
+    browser's cross-site one; check host_problem first, as "the request's own origin" trusts
+    the Host."""
+    origin = request.headers.get("origin")
+    if origin is None or is_own_origin(request, origin):
+        return None
+    return f"Forbidden: Origin {origin!r} is not allowed"
+
+
+def websocket_problem(request: Request) -> str | None:
+    """Why a websocket may not open, or None. One with a bearer token needs no Origin: a page
+    cannot set Authorization on a websocket, so it is never a browser's (agents send no
+    Origin). Any other rides on the session cookie, which a browser sends whatever page opens
+    the socket: it must come from this service's own origin."""
+    if bearer_from_header(request.headers.get("authorization")):
+        return None
+    if "origin" not in request.headers:
+        return "Forbidden: without a bearer token, open the feed from this site's pages"
+    return host_problem(request) or origin_problem(request)
+
+
+def header_bytes(scope) -> int:
+    return sum(len(name) + len(value) for name, value in scope["headers"])
+
+
+def headers_too_large(size: int) -> dict:
+    message = (
+        f"Request headers are {size} bytes, over the limit of {MAX_HEADER_BYTES}: send smaller "
+        "headers (cookies, Authorization)"
     )
-    return None if allowed else f"Forbidden: Origin {origin!r} is not allowed"
+    return {"error": {"code": "headers_too_large", "message": message}}
+
+
+async def refuse_large_headers(send, size: int) -> None:
+    """431 for a request whose headers are over MAX_HEADER_BYTES (osfoundry/asgi.py asks)."""
+    await send_json(send, 431, headers_too_large(size), [(b"connection", b"close")])
+
+
+class WebsocketGuard:
+    """ASGI middleware for websockets: refuses the handshake (403 from the server; close code
+    4431 or 4403 under Channels' test communicator) when the headers are over MAX_HEADER_BYTES
+    or websocket_problem says so. In place of Channels' AllowedHostsOriginValidator, which wants
+    an Origin from every client and compares host names only."""
+
+    def __init__(self, application):
+        self.application = application
+
+    async def __call__(self, scope, receive, send):
+        if header_bytes(scope) > MAX_HEADER_BYTES:
+            code = 4431
+        elif websocket_problem(Request(scope)) is not None:
+            code = 4403
+        else:
+            return await self.application(scope, receive, send)
+        await receive()  # websocket.connect; closing before accepting refuses the handshake
+        await send({"type": "websocket.close", "code": code})
 
 
 def www_authenticate(
@@ -112,6 +192,65 @@ def challenge_for(error: DomainError) -> str | None:
     return None
 
 
+def json_content_type_problem(content_type: str | None) -> str | None:
+    """None when a Content-Type is application/json (parameters such as charset allowed), else
+    what to tell the caller. text/plain, form and multipart bodies are what a cross-site HTML
+    form can post without a CORS preflight: a JSON-only route refuses them."""
+    try:
+        media_type, _params = parse_header_parameters(content_type or "")
+    except ValueError:  # longer than Django parses
+        media_type = "?"
+    if media_type == "application/json":
+        return None
+    got = repr(media_type) if media_type else "none"
+    return f"send Content-Type: application/json (got {got})"
+
+
+class MalformedJSON(ValueError):
+    """A body that is not JSON this service can take; the message says why."""
+
+
+# A \uD800-\uDFFF escape: half of a surrogate pair, or a lone one (see parse_json).
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def parse_json(body: bytes):
+    """The JSON value of `body`, or MalformedJSON: not UTF-8, not JSON, nested past the
+    parser's recursion limit, or holding a lone surrogate. A lone surrogate is a valid JSON
+    escape but no character: it cannot be encoded in an answer, or stored in PostgreSQL."""
+    try:
+        value = json.loads(body.decode())  # strict UTF-8: json.loads(bytes) lets surrogates in
+    except UnicodeDecodeError:
+        raise MalformedJSON("body is not UTF-8") from None
+    except RecursionError:
+        raise MalformedJSON("JSON nested too deeply") from None
+    except ValueError:
+        raise MalformedJSON("body is not JSON") from None
+    if SURROGATE_ESCAPE.search(body) and has_lone_surrogate(value):
+        raise MalformedJSON(
+            "strings must be valid Unicode; a lone surrogate (\\ud800-\\udfff) is not"
+        )
+    return value
+
+
+def has_lone_surrogate(value) -> bool:
+    # A loop, not recursion: the value may be nested nearly as deep as the parser allows.
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode()
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def dumps(data) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
 
@@ -126,3 +265,28 @@ async def send_json(send, status: int, data: dict | None, headers: list | None =
     out.extend(headers or [])
     await send({"type": "http.response.start", "status": status, "headers": out})
     await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+class ClientGone(Exception):
+    """The client disconnected before its request body arrived."""
+
+
+class BodyTooLarge(Exception):
+    """The request body is over the limit; the rest of it is not read."""
+
+
+async def read_body(receive, *, limit: int) -> bytes:
+    """The whole request body, refused as soon as it grows past `limit` bytes."""
+    chunks = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientGone
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks)

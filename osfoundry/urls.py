@@ -1,9 +1,9 @@
 from allauth.idp.oidc import views as oidc_views
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 
 from . import oauth_views
-from .api import api
+from .api import api, not_found
 from .mcp import metadata
 
 urlpatterns = [
@@ -22,5 +22,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
     path("api/v1/", api.urls),
+    re_path(r"^api/v1/", not_found),
     path("", include("rooms.urls")),
 ]

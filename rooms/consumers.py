@@ -1,5 +1,6 @@
 """The Room event feed over a websocket, for members (session) and agents (bearer token)."""
 
+import json
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
@@ -9,6 +10,11 @@ from osfoundry.auth import READ, authenticate_bearer, bearer_from_header
 from osfoundry.errors import DomainError
 
 from . import access, events
+
+FRAME_HELP = (
+    'Send a JSON text frame such as {"after_sequence": 0} to resume after a sequence; '
+    "the feed sends events on its own"
+)
 
 
 class RoomEventsConsumer(AsyncJsonWebsocketConsumer):
@@ -63,11 +69,19 @@ class RoomEventsConsumer(AsyncJsonWebsocketConsumer):
                 events.room_group(self.room_id), self.channel_name
             )
 
-    async def receive_json(self, content, **kwargs):
-        # The feed is one-way; a client may ask to resume after a sequence.
-        if isinstance(content, dict) and isinstance(content.get("after_sequence"), int):
-            self.last_sent = max(content["after_sequence"], 0)
-            await self.send_new_events()
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        # The feed is one-way; a client may ask to resume after a sequence. Anything else gets
+        # an error frame and the feed goes on (a bad frame must not cost the client its feed).
+        try:
+            content = json.loads(text_data) if text_data is not None else None
+        except (ValueError, RecursionError):
+            content = None
+        after = content.get("after_sequence") if isinstance(content, dict) else None
+        if not isinstance(after, int) or isinstance(after, bool):
+            await self.send_json({"error": {"code": "invalid_frame", "message": FRAME_HELP}})
+            return
+        self.last_sent = max(after, 0)
+        await self.send_new_events()
 
     async def room_event(self, message):
         if message["event"]["sequence"] > self.last_sent:

@@ -10,7 +10,6 @@ dispatches the `TOOLS` lists of the apps (rooms/tools.py, agents/tools.py).
 
 import asyncio
 import base64
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -30,7 +29,20 @@ from osfoundry.auth import (
 from osfoundry.dbthreads import run_sync
 from osfoundry.disconnect import DisconnectWatcher
 from osfoundry.errors import DomainError, describe_validation_error
-from osfoundry.http import Request, dumps, host_problem, origin_problem, send_json, www_authenticate
+from osfoundry.http import (
+    BodyTooLarge,
+    ClientGone,
+    MalformedJSON,
+    Request,
+    dumps,
+    host_problem,
+    json_content_type_problem,
+    origin_problem,
+    parse_json,
+    read_body,
+    send_json,
+    www_authenticate,
+)
 
 from . import ratelimit
 from .tooling import CallContext, Tool, collect_tools, describe_tool
@@ -91,6 +103,12 @@ def check_origin(request: Request) -> None:
         raise Reply(403, rpc_error(None, INVALID_REQUEST, problem))
 
 
+def check_content_type(request: Request) -> None:
+    if problem := json_content_type_problem(request.headers.get("content-type")):
+        message = f"Unsupported Media Type: {problem}"
+        raise Reply(415, rpc_error(None, INVALID_REQUEST, message))
+
+
 def challenge(request: Request, *, error: str, description: str) -> list:
     value = www_authenticate(
         resource_metadata=request.origin + METADATA_PATH,
@@ -120,7 +138,8 @@ class MCPApp:
                     [(b"allow", b"POST")],
                 )
             check_origin(request)
-            body = await read_body(receive)
+            check_content_type(request)
+            body = await read_request_body(receive)
             watcher = DisconnectWatcher(receive)
             status, answer, headers, ctx = await self.handle(request, body, watcher)
         except Reply as reply:
@@ -140,11 +159,9 @@ class MCPApp:
 
     async def handle(self, request: Request, body: bytes, watcher):
         try:
-            message = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
-            raise Reply(
-                400, rpc_error(None, PARSE_ERROR, "Parse error: body is not JSON")
-            ) from None
+            message = parse_json(body)
+        except MalformedJSON as exc:
+            raise Reply(400, rpc_error(None, PARSE_ERROR, f"Parse error: {exc}")) from None
         if isinstance(message, list):
             raise Reply(
                 400,
@@ -379,30 +396,19 @@ async def charge(key: str) -> list:
     return quota.headers()
 
 
-async def read_body(receive) -> bytes:
+async def read_request_body(receive) -> bytes:
     # The same cap as Django's (DATA_UPLOAD_MAX_MEMORY_SIZE): beyond it the request is refused.
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    chunks = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise Reply(400)
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            raise Reply(
-                413,
-                rpc_error(
-                    None,
-                    INVALID_REQUEST,
-                    f"Request body over {limit} bytes; propose a large app as a pinned "
-                    "repository version, not as a snippet",
-                ),
-            )
-        chunks.append(chunk)
-        if not message.get("more_body"):
-            return b"".join(chunks)
+    try:
+        return await read_body(receive, limit=limit)
+    except ClientGone:
+        raise Reply(400) from None
+    except BodyTooLarge:
+        message = (
+            f"Request body over {limit} bytes; propose a large app as a pinned repository "
+            "version, not as a snippet"
+        )
+        raise Reply(413, rpc_error(None, INVALID_REQUEST, message)) from None
 
 
 async def respond(send, status: int, answer: dict | None, headers: list) -> None:

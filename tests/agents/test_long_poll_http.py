@@ -115,6 +115,37 @@ def test_a_foreign_host_is_refused_before_anything_is_read(asgi_server, pair):
 
 
 @pytest.mark.parametrize(
+    "origin", ["http://127.0.0.1:1", "https://127.0.0.1:{port}", "http://evil.example"]
+)
+def test_an_origin_that_is_not_ours_is_refused_before_anything_is_read(asgi_server, pair, origin):
+    alice, bob, token = pair
+    send(alice, 1)
+    origin = origin.format(port=asgi_server.port)
+    response = httpx.get(
+        asgi_server.url + PATH,
+        params={"timeout_s": 0},
+        headers={"Authorization": f"Bearer {token}", "Origin": origin},
+    )
+    assert response.status_code == 403
+    assert response.json() == {
+        "error": {"code": "bad_origin", "message": f"Forbidden: Origin {origin!r} is not allowed"}
+    }
+    assert cursor(bob) == 0
+
+
+def test_our_own_origin_may_wait(asgi_server, pair):
+    alice, _bob, token = pair
+    send(alice, 1)
+    response = httpx.get(
+        asgi_server.url + PATH,
+        params={"timeout_s": 0},
+        headers={"Authorization": f"Bearer {token}", "Origin": asgi_server.url},
+    )
+    assert response.status_code == 200
+    assert [m["body"] for m in response.json()["messages"]] == ["m1"]
+
+
+@pytest.mark.parametrize(
     ("query", "message"),
     [
         ({"timeout_s": 51}, "timeout_s: must be at most 50"),

@@ -1,9 +1,13 @@
 """The Room event websocket: session and bearer auth, order, resume, refusal."""
 
+import json
+
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect as websocket_connect
 
 from osfoundry.asgi import application
 from rooms.models import Room
@@ -12,15 +16,18 @@ from rooms.services import approve_proposal, propose_snippet
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def session_headers(user):
+def session_headers(user, origin=b"http://127.0.0.1"):
+    """What a browser on our page sends: its Host, its Origin and the session cookie."""
     client = Client()
     client.force_login(user)
     cookie = client.cookies["sessionid"].value
-    return [(b"origin", b"http://127.0.0.1"), (b"cookie", f"sessionid={cookie}".encode())]
+    headers = [(b"host", b"127.0.0.1"), (b"cookie", f"sessionid={cookie}".encode())]
+    return headers + ([(b"origin", origin)] if origin is not None else [])
 
 
 def bearer_headers(token):
-    return [(b"origin", b"http://127.0.0.1"), (b"authorization", f"Bearer {token}".encode())]
+    """What an agent sends: no Origin (it is not a browser)."""
+    return [(b"authorization", f"Bearer {token}".encode())]
 
 
 def feed(room, headers, after=None):
@@ -119,7 +126,8 @@ async def test_unknown_token_is_refused(room):
 
 
 async def test_anonymous_is_refused(room):
-    connected, code = await feed(room, [(b"origin", b"http://127.0.0.1")]).connect()
+    headers = [(b"host", b"127.0.0.1"), (b"origin", b"http://127.0.0.1")]
+    connected, code = await feed(room, headers).connect()
     assert (connected, code) == (False, 4401)
 
 
@@ -142,7 +150,115 @@ async def test_local_room_is_refused_to_agents_but_open_to_its_owner(
 
 
 async def test_foreign_origin_is_refused(room, owner):
-    headers = await database_sync_to_async(session_headers)(owner)
-    headers = [(b"origin", b"http://evil.example")] + headers[1:]
-    connected, _ = await feed(room, headers).connect()
-    assert not connected
+    headers = await database_sync_to_async(session_headers)(owner, b"http://evil.example")
+    connected, code = await feed(room, headers).connect()
+    assert (connected, code) == (False, 4403)
+
+
+@pytest.mark.parametrize(
+    "origin",
+    [b"http://127.0.0.1:1", b"https://127.0.0.1", b"http://localhost", None],
+    ids=["another-port", "another-scheme", "another-host-name", "no-origin"],
+)
+async def test_a_session_needs_our_exact_origin(room, owner, origin):
+    # The cookie rides along with any page's request: only our own pages may open the feed.
+    headers = await database_sync_to_async(session_headers)(owner, origin)
+    connected, code = await feed(room, headers).connect()
+    assert (connected, code) == (False, 4403)
+
+
+async def test_a_session_from_the_public_origin_is_allowed(room, owner, settings):
+    settings.PUBLIC_ORIGIN = "https://rooms.example.com"
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "rooms.example.com"]
+    headers = await database_sync_to_async(session_headers)(owner, b"https://rooms.example.com")
+    headers = [(b"host", b"rooms.example.com"), *headers[1:]]
+    communicator = feed(room, headers)
+    assert (await communicator.connect())[0]
+    await communicator.disconnect()
+
+
+async def test_a_session_with_a_foreign_host_is_refused(room, owner):
+    # DNS rebinding: a page on evil.example resolved to us sends its own Host and Origin.
+    headers = await database_sync_to_async(session_headers)(owner, b"http://evil.example")
+    headers = [(b"host", b"evil.example"), *headers[1:]]
+    connected, code = await feed(room, headers).connect()
+    assert (connected, code) == (False, 4403)
+
+
+async def test_a_token_needs_no_origin(room, owner, agent, files, token_factory):
+    # A page cannot set Authorization on a websocket: a bearer connection is never a browser's.
+    token = await database_sync_to_async(token_factory)(agent, "osfoundry:read")
+    await propose(room, agent, files, "feed-key-5")
+    communicator = feed(room, bearer_headers(token))
+    assert await communicator.connect() == (True, None)
+    event = await communicator.receive_json_from(timeout=5)
+    assert (event["sequence"], event["type"]) == (1, "proposal.created")
+    await communicator.disconnect()
+
+
+async def test_a_bearer_header_never_lends_a_foreign_page_the_session(room, owner):
+    # A bearer connection skips the Origin check, so it must never fall back to the cookie.
+    headers = await database_sync_to_async(session_headers)(owner, b"http://evil.example")
+    headers = [*headers, (b"authorization", b"Bearer osf_not-a-token")]
+    connected, code = await feed(room, headers).connect()
+    assert (connected, code) == (False, 4401)
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [{"text_data": "after_sequence=0"}, {"text_data": "[" * 2000}, {"bytes_data": b"\x00"}],
+    ids=["text", "deeply-nested", "binary"],
+)
+async def test_a_frame_that_is_not_json_gets_an_error_and_the_feed_stays_open(
+    room, owner, agent, files, frame
+):
+    await propose(room, agent, files, "feed-key-6")
+    communicator = feed(room, await database_sync_to_async(session_headers)(owner))
+    assert (await communicator.connect())[0]
+    assert (await communicator.receive_json_from(timeout=5))["sequence"] == 1
+    await communicator.send_to(**frame)
+    assert await communicator.receive_json_from(timeout=5) == {
+        "error": {
+            "code": "invalid_frame",
+            "message": 'Send a JSON text frame such as {"after_sequence": 0} to resume after a '
+            "sequence; the feed sends events on its own",
+        }
+    }
+    await communicator.send_json_to({"after_sequence": 0})
+    assert (await communicator.receive_json_from(timeout=5))["sequence"] == 1
+    await communicator.disconnect()
+
+
+async def test_a_json_frame_of_another_shape_gets_an_error(room, owner):
+    communicator = feed(room, await database_sync_to_async(session_headers)(owner))
+    assert (await communicator.connect())[0]
+    await communicator.send_json_to({"after_sequence": "5"})
+    assert (await communicator.receive_json_from(timeout=5))["error"]["code"] == "invalid_frame"
+    await communicator.disconnect()
+
+
+def test_a_token_opens_the_feed_of_a_real_server_without_origin(
+    asgi_server, room, agent, files, token_factory
+):
+    propose_snippet(
+        caller=agent, room_id=str(room.pk), name="Timer", files=files, idempotency_key="feed-live1"
+    )
+    url = f"ws://127.0.0.1:{asgi_server.port}/ws/rooms/{room.pk}/events/"
+    headers = {"Authorization": f"Bearer {token_factory(agent, 'osfoundry:read')}"}
+    with websocket_connect(url, additional_headers=headers, open_timeout=10) as socket:
+        assert socket.response.status_code == 101
+        assert "origin" not in socket.request.headers
+        event = json.loads(socket.recv(timeout=5))
+    assert (event["sequence"], event["type"]) == (1, "proposal.created")
+
+
+def test_a_session_from_another_port_is_refused_by_a_real_server(asgi_server, room, owner):
+    cookie = dict(session_headers(owner))[b"cookie"].decode()
+    url = f"ws://127.0.0.1:{asgi_server.port}/ws/rooms/{room.pk}/events/"
+    headers = {"Cookie": cookie, "Origin": "http://127.0.0.1:1"}
+    with pytest.raises(InvalidStatus) as refused:
+        websocket_connect(url, additional_headers=headers, open_timeout=10)
+    assert refused.value.response.status_code == 403
+    own = {"Cookie": cookie, "Origin": f"http://127.0.0.1:{asgi_server.port}"}
+    with websocket_connect(url, additional_headers=own, open_timeout=10) as socket:
+        assert socket.response.status_code == 101
