@@ -217,6 +217,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Before the session: a refused API call costs a counter, not a session read.
+    "osfoundry.api_auth.RestRateLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -354,9 +356,11 @@ IDEMPOTENCY_KEY_DAYS = env_int("IDEMPOTENCY_KEY_DAYS", 30, minimum=1)
 # JSON escaping can double a file's size on the wire; anything bigger is refused unread.
 DATA_UPLOAD_MAX_MEMORY_SIZE = SNIPPET_MAX_TOTAL_BYTES * 2 + 256 * 1024
 
-# The MCP endpoint (/api/v1/external-mcp); see README "Connect an MCP client".
-MCP_RATE_LIMIT = env_int("MCP_RATE_LIMIT", 2000, minimum=1)  # calls per token per window
-MCP_RATE_WINDOW = env_int("MCP_RATE_WINDOW", 60, minimum=1)  # seconds
+# One budget per token (anonymous calls: per client address) for the REST API, the REST
+# long-poll and the MCP endpoint together (osfoundry/ratelimit.py). Formerly MCP_RATE_LIMIT and
+# MCP_RATE_WINDOW, when only the MCP endpoint counted; the old names work in this release.
+RATE_LIMIT = env_int(env_renamed("RATE_LIMIT", "MCP_RATE_LIMIT"), 2000, minimum=1)  # calls
+RATE_WINDOW = env_int(env_renamed("RATE_WINDOW", "MCP_RATE_WINDOW"), 60, minimum=1)  # seconds
 
 # The async routes' database threads (osfoundry/dbthreads.py): the MCP endpoint, the REST
 # long-poll. Per process; each thread keeps its connection this many seconds.

@@ -18,13 +18,13 @@ from typing import cast
 from django.conf import settings
 from pydantic import ValidationError
 
+from osfoundry import ratelimit
 from osfoundry.auth import SCOPES, InsufficientScope, authenticate_bearer, bearer_from_header
 from osfoundry.dbthreads import run_sync
 from osfoundry.disconnect import DisconnectWatcher
 from osfoundry.errors import DomainError, describe_validation_error
 from osfoundry.http import Request, dumps, host_problem, origin_problem, send_json, www_authenticate
 
-from . import ratelimit
 from .tooling import CallContext, Tool, collect_tools, describe_tool
 
 logger = logging.getLogger(__name__)
@@ -330,19 +330,11 @@ async def authenticate(request: Request):
 
 
 async def charge(key: str) -> list:
-    """Count one call against `key`'s budget; the rate-limit headers, or a 429 past it."""
+    """Count one call against `key`'s budget, shared with the REST API (osfoundry.ratelimit);
+    the rate-limit headers, or a 429 past it."""
     quota = await ratelimit.take(key)
     if quota.exceeded:
-        raise Reply(
-            429,
-            rpc_error(
-                None,
-                INVALID_REQUEST,
-                f"Rate limit of {quota.limit} calls per {settings.MCP_RATE_WINDOW} s reached; "
-                f"retry after {quota.reset_in} s",
-            ),
-            quota.headers(),
-        )
+        raise Reply(429, rpc_error(None, INVALID_REQUEST, quota.message), quota.headers())
     return quota.headers()
 
 
@@ -375,7 +367,7 @@ async def read_body(receive) -> bytes:
 async def respond(send, status: int, answer: dict | None, headers: list) -> None:
     if not any(name == b"x-ratelimit-limit" for name, _ in headers):
         # Answers given before a budget was charged (405, 403...) still announce the limit.
-        headers = [*headers, (b"x-ratelimit-limit", str(settings.MCP_RATE_LIMIT).encode())]
+        headers = [*headers, ratelimit.limit_header()]
     await send_json(send, status, answer, headers)
 
 
