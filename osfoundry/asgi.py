@@ -13,6 +13,11 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "osfoundry.settings")
 django_asgi = get_asgi_application()
 
+from osfoundry.checks import refuse_to_start_misconfigured  # noqa: E402
+
+# Never start a server that would answer every page with a 500 (e.g. static files never collected).
+refuse_to_start_misconfigured()
+
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
