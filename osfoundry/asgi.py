@@ -13,16 +13,12 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "osfoundry.settings")
 django_asgi = get_asgi_application()
 
-from osfoundry.checks import refuse_to_start_misconfigured  # noqa: E402
-
-# Never start a server that would answer every page with a 500 (e.g. static files never collected).
-refuse_to_start_misconfigured()
-
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from agents import longpoll  # noqa: E402
+from osfoundry.checks import start_up_problems  # noqa: E402
 from osfoundry.mcp.protocol import PATH as MCP_PATH  # noqa: E402
 from osfoundry.mcp.protocol import MCPApp  # noqa: E402
 from rooms.routing import websocket_urlpatterns  # noqa: E402
@@ -42,6 +38,22 @@ def http(scope, receive, send):
     return django_asgi(scope, receive, send)
 
 
+async def lifespan(scope, receive, send):
+    # The server's start-up: never serve when a start-up check fails (osfoundry/checks.py, e.g.
+    # static files never collected, where every page would be a 500). uvicorn prints the
+    # message and exits with status 3, which also stops its --workers supervisor.
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            if problems := start_up_problems():
+                await send({"type": "lifespan.startup.failed", "message": problems})
+                return
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
 # Thousands of parked long-polls are long-lived objects. With the default thresholds a full
 # collection walks all of them every few seconds: a pause of about a second at 20,000 parked
 # (bench/longpoll.py). What exists after start-up never dies: freeze it; and let the young
@@ -52,6 +64,7 @@ gc.set_threshold(10_000, 10, 100)
 application = ProtocolTypeRouter(
     {
         "http": http,
+        "lifespan": lifespan,
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

@@ -1,11 +1,11 @@
-"""System checks a server must pass before it serves (osfoundry/asgi.py runs them at start-up).
+"""System checks a server must pass before it serves: osfoundry/asgi.py runs them when the ASGI
+server starts (the lifespan start-up), and the server exits with their message instead of
+serving.
 
 They are deployment checks (`manage.py check --deploy` lists them too), so that `migrate`,
 `makemigrations --check` and `collectstatic` itself still run on a tree whose static files were
 not collected yet.
 """
-
-import sys
 
 from django.conf import settings
 from django.contrib.staticfiles.storage import ManifestFilesMixin
@@ -13,9 +13,6 @@ from django.core import checks
 from django.core.files.storage import storages
 
 COLLECT = "manage.py collectstatic --noinput"
-# uvicorn's exit status for "failed before serving": its multi-worker supervisor then stops
-# instead of restarting the worker for ever.
-STARTUP_FAILURE = 3
 
 
 @checks.register(checks.Tags.staticfiles, deploy=True)
@@ -40,17 +37,13 @@ def static_files_collected(app_configs=None, **kwargs) -> list[checks.CheckMessa
     ]
 
 
-def refuse_to_start_misconfigured() -> None:
-    """Exit, printing what to fix, when a start-up check fails: better than serving 500s."""
-    errors = [
+def start_up_problems() -> str:
+    """What a server must not start with, with the fix for each; "" when all is well."""
+    serious = [
         message
         for message in checks.run_checks(
             tags=[checks.Tags.staticfiles], include_deployment_checks=True
         )
         if message.is_serious()
     ]
-    if not errors:
-        return
-    for error in errors:
-        print(f"{error.msg}\n  {error.hint}", file=sys.stderr, flush=True)
-    raise SystemExit(STARTUP_FAILURE)
+    return "\n".join(f"{message.msg}\n  {message.hint}" for message in serious)
