@@ -6,10 +6,15 @@ osfoundry scopes, the only resource a token may be bound to is the MCP endpoint,
 PUBLIC_ORIGIN when set, and the discovery document lists our scopes.
 """
 
+import re
+from urllib.parse import urlsplit
+
 from allauth.idp.oidc.adapter import DefaultOIDCAdapter
 from allauth.idp.oidc.models import Token
+from allauth.idp.oidc.views import AuthorizationView
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.utils.csp import CSP, build_policy
 from django.utils.translation import gettext_lazy as _
 
 from osfoundry.auth import READ, SCOPES, WRITE, Principal
@@ -77,3 +82,48 @@ def authenticate_oauth_token(raw: str, *, resource: str | None = None) -> Princi
     return Principal(
         user=token.user, scopes=scopes, token_key=key, kind="oauth", expires_at=token.expires_at
     )
+
+
+class ConsentView(AuthorizationView):
+    """allauth's authorization endpoint, whose consent page may send its client to its callback.
+
+    The Connect and Cancel buttons post to us, and we answer with a redirect to the client's
+    redirect_uri; Chromium applies form-action to the redirects after a form is sent, so under
+    the console's `form-action 'self'` the client would never get its code. The page's policy
+    adds this request's redirect_uri (validated against the client's registration, or signed
+    into the form) and nothing else.
+    """
+
+    def render_to_response(self, context, **kwargs):
+        response = super().render_to_response(context, **kwargs)
+        source = callback_source(self._request_info.get("redirect_uri") or "")
+        if source:
+            config = dict(settings.SECURE_CSP)
+            config["form-action"] = [*config.get("form-action", [CSP.SELF]), source]
+            # The CSP middleware leaves a policy the view set alone.
+            response[CSP.HEADER_ENFORCE] = build_policy(config)
+        return response
+
+
+authorization = ConsentView.as_view()
+
+_SCHEME = re.compile(r"[a-z][a-z0-9+.-]*\Z")
+_HOST_PORT = re.compile(r"(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?\Z")
+# Never a source: these run or embed content instead of reaching a client.
+_NOT_CALLBACKS = {"javascript", "data", "blob", "filesystem"}
+
+
+def callback_source(redirect_uri: str) -> str | None:
+    """The CSP source for a client's callback: its origin (`http://127.0.0.1:8976`), or its
+    scheme for a native app's own (`cursor:`); None when it cannot be written safely, so that
+    nothing a client registered can add a directive to the policy."""
+    parts = urlsplit(redirect_uri)
+    scheme = parts.scheme.lower()
+    if not _SCHEME.match(scheme) or scheme in _NOT_CALLBACKS:
+        return None
+    if scheme not in ("http", "https"):
+        return f"{scheme}:"
+    host_port = parts.netloc.rpartition("@")[2].lower()
+    if not _HOST_PORT.match(host_port):
+        return None
+    return f"{scheme}://{host_port}"
