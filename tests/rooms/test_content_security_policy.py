@@ -136,7 +136,8 @@ def test_console_pages_run_in_chromium_without_a_single_violation(
 
     log_in(context, base, owner)
     page.goto(f"{base}/")
-    page.wait_for_function("document.documentElement.dataset.feedsOpen >= '1'")  # websocket
+    # The websocket feed is open (a locator: wait_for_function would need eval()).
+    expect(page.locator("html")).to_have_attribute("data-feeds-open", re.compile(r"^[1-9]"))
     expect(page.locator("[data-pending-rows] tr", has_text="Pending timer")).to_be_visible()
 
     page.goto(f"{base}/proposals/{pending.pk}/")
