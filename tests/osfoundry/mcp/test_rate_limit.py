@@ -16,6 +16,7 @@ def test_calls_past_the_limit_get_429_with_retry_after(
     asgi_server, room, agent, token_factory, settings
 ):
     settings.RATE_LIMIT = 3
+    settings.RATE_WINDOW = 3600  # fixed on the clock: rarely turns during the test
     ratelimit.local.clear()
     token, other = token_factory(agent), token_factory(agent)
     remaining = []
@@ -46,6 +47,7 @@ def test_redis_counts_are_shared_between_event_loops(settings):
     settings.REDIS_URL = "redis://127.0.0.1:6379/1"
     settings.REDIS_PREFIX = f"test-{uuid.uuid4().hex}"
     settings.RATE_LIMIT = 2
+    settings.RATE_WINDOW = 3600
     first = asyncio.run(ratelimit.take("pat:1"))
     second = asyncio.run(ratelimit.take("pat:1"))
     third = asyncio.run(ratelimit.take("pat:1"))
