@@ -14,7 +14,9 @@ from urllib.parse import parse_qsl
 
 from pydantic import ValidationError
 
+from osfoundry import ratelimit
 from osfoundry.auth import READ, Unauthenticated, authenticate_bearer, bearer_from_header
+from osfoundry.dbthreads import run_sync
 from osfoundry.disconnect import DisconnectWatcher
 from osfoundry.errors import DomainError, Forbidden, Invalid, describe_validation_error
 from osfoundry.http import Request, challenge_for, host_problem, origin_problem, send_json
@@ -34,19 +36,25 @@ def matches(scope) -> bool:
 
 async def handle(scope, receive, send) -> None:
     client = DisconnectWatcher(receive)
+    request = Request(scope)
+    raw = bearer_from_header(request.headers.get("authorization"))
+    # Charged first, to the budget REST and MCP calls share: by token, else by client address.
+    key = await token_key(raw) if raw else None
+    quota = await ratelimit.take(key or request.client_key)
+    limit_headers = quota.headers()
     try:
+        if quota.exceeded:
+            raise ratelimit.RateLimited(quota)
         if scope["method"] not in ("GET", "HEAD"):
             error = Invalid("Use GET", code="method_not_allowed")
-            await reply(send, 405, {"error": error.as_dict()}, [(b"allow", b"GET")])
+            await reply(send, 405, {"error": error.as_dict()}, [(b"allow", b"GET"), *limit_headers])
             return
-        request = Request(scope)
         if problem := host_problem(request):
             raise Forbidden(problem, code="bad_host")
         if problem := origin_problem(request):
             raise Forbidden(problem, code="bad_origin")
         args = parse_query(scope)
-        raw = bearer_from_header(request.headers.get("authorization"))
-        if raw is None:
+        if raw is None or key is None:
             raise Unauthenticated(MISSING_TOKEN)
         client.start()
         arguments = args.model_dump()
@@ -61,19 +69,40 @@ async def handle(scope, receive, send) -> None:
         client.stop()
         challenge = challenge_for(exc)
         headers = [(b"www-authenticate", challenge.encode())] if challenge else []
-        await reply(send, exc.http_status, {"error": exc.as_dict()}, headers)
+        await reply(send, exc.http_status, {"error": exc.as_dict()}, headers + limit_headers)
         return
     await asyncio.sleep(0)  # let a disconnect that already happened be noticed first
     if client.disconnected:
         client.stop()
         return
-    await reply(send, 200, page.as_dict())
+    await reply(send, 200, page.as_dict(), limit_headers)
     # Checked before the loop runs the watcher again: uvicorn drops a write to a closed
     # connection silently, and the watcher is how we learn it was closed.
     written = not client.disconnected
     client.stop()
     if written:
         await inbox.confirm_delivery(receipt)
+
+
+# A token's key never changes (agents.tokens.connection_key), so each process remembers it per
+# token hash: charging an idle re-poll to its token's budget costs no database hop either.
+token_keys: dict[str, str] = {}
+MAX_TOKEN_KEYS = 200_000
+
+
+async def token_key(raw: str) -> str | None:
+    """The principal's token_key, the key its request budget is counted under (REST and MCP
+    calls share it); None when the token is not valid."""
+    connection = hash_token(raw)
+    key = token_keys.get(connection)
+    if key is None:
+        principal = await run_sync(authenticate_bearer, raw)
+        if principal is None:
+            return None
+        if len(token_keys) >= MAX_TOKEN_KEYS:
+            token_keys.clear()
+        key = token_keys[connection] = principal.token_key
+    return key
 
 
 def parse_query(scope) -> WaitIn:

@@ -144,7 +144,7 @@ def main():
     parser.add_argument("--concurrency", type=int, default=16)
     args = parser.parse_args()
 
-    env = {**os.environ, "STATIC_MANIFEST": "0", "MCP_RATE_LIMIT": "1000000"}
+    env = {**os.environ, "STATIC_MANIFEST": "0", "RATE_LIMIT": "1000000"}
     folder = tempfile.mkdtemp(prefix="osfoundry-bench-")
     if not env.get("DATABASE_URL"):
         env["DATABASE_URL"] = f"sqlite:///{folder}/bench.sqlite3"

@@ -9,6 +9,6 @@ class OsfoundryConfig(AppConfig):
     def ready(self):
         from django.conf import settings
 
-        from . import wakeups
+        from . import checks, wakeups  # noqa: F401  (checks: registers the system checks)
 
         wakeups.configure(settings.REDIS_URL, settings.REDIS_PREFIX)

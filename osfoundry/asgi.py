@@ -17,6 +17,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from agents import longpoll  # noqa: E402
+from osfoundry.checks import start_up_problems  # noqa: E402
 from osfoundry.http import (  # noqa: E402
     MAX_HEADER_BYTES,
     WebsocketGuard,
@@ -46,6 +47,22 @@ def http(scope, receive, send):
     return django_asgi(scope, receive, send)
 
 
+async def lifespan(scope, receive, send):
+    # The server's start-up: never serve when a start-up check fails (osfoundry/checks.py, e.g.
+    # static files never collected, where every page would be a 500). uvicorn prints the
+    # message and exits with status 3, which also stops its --workers supervisor.
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            if problems := start_up_problems():
+                await send({"type": "lifespan.startup.failed", "message": problems})
+                return
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
 # Thousands of parked long-polls are long-lived objects. With the default thresholds a full
 # collection walks all of them every few seconds: a pause of about a second at 20,000 parked
 # (bench/longpoll.py). What exists after start-up never dies: freeze it; and let the young
@@ -56,6 +73,7 @@ gc.set_threshold(10_000, 10, 100)
 application = ProtocolTypeRouter(
     {
         "http": http,
+        "lifespan": lifespan,
         "websocket": WebsocketGuard(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

@@ -7,6 +7,7 @@ may be bound to is the MCP endpoint, the issuer is PUBLIC_ORIGIN when set, and t
 document lists our scopes.
 """
 
+import re
 from dataclasses import dataclass
 from http import HTTPStatus
 from urllib.parse import urlsplit
@@ -206,3 +207,20 @@ def grant_key(client_id, user_id) -> str:
     a refreshed token keeps its rate-limit budget and whatever the agent network tied to the
     connection."""
     return f"oauth:{client_id}:{user_id}"
+
+
+_HOST_PORT = re.compile(r"(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?\Z")
+
+
+def callback_source(redirect_uri: str) -> str | None:
+    """The CSP source for a client's callback: its origin (`http://127.0.0.1:8976`); None when
+    it is not an http(s) URI (registration allows no other, see redirect_uri_problem) or cannot
+    be written safely, so that nothing a client registered can add a directive to the policy."""
+    parts = urlsplit(redirect_uri)
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        return None
+    host_port = parts.netloc.rpartition("@")[2].lower()
+    if not _HOST_PORT.match(host_port):
+        return None
+    return f"{scheme}://{host_port}"

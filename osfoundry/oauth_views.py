@@ -11,11 +11,13 @@ from allauth.idp.oidc import views as oidc_views
 from allauth.idp.oidc.forms import RPInitiatedLogoutForm
 from allauth.idp.oidc.internal.oauthlib.server import get_server
 from allauth.idp.oidc.internal.oauthlib.utils import extract_params, respond_html_error
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
+from django.utils.csp import CSP, build_policy
 from oauthlib.oauth2.rfc6749 import errors
 
-from osfoundry.oauth import may_return_after_logout, redirect_destination
+from osfoundry.oauth import callback_source, may_return_after_logout, redirect_destination
 
 
 def redirect_to_client(uri: str) -> HttpResponse:
@@ -58,6 +60,23 @@ class AuthorizationView(oidc_views.AuthorizationView):
         # on the page the client cannot make up.
         context["destination"] = redirect_destination(self._request_info["redirect_uri"])
         return context
+
+    def render_to_response(self, context, **kwargs):
+        """The consent page, whose form may send its client to its callback.
+
+        Connect and Cancel post to us, and we answer with a redirect to the client's
+        redirect_uri; Chromium applies form-action to the redirects after a form is sent, so
+        under the console's `form-action 'self'` the client would never get its code. This
+        page's policy adds this request's redirect_uri (validated against the client's
+        registration) and nothing else."""
+        response = super().render_to_response(context, **kwargs)
+        source = callback_source(self._request_info.get("redirect_uri") or "")
+        if source:
+            config = dict(settings.SECURE_CSP)
+            config["form-action"] = [*config.get("form-action", [CSP.SELF]), source]
+            # The CSP middleware leaves a policy the view set alone.
+            response[CSP.HEADER_ENFORCE] = build_policy(config)
+        return response
 
 
 authorization = AuthorizationView.as_view()

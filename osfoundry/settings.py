@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -195,6 +196,20 @@ CSRF_COOKIE_SECURE = SECURE_COOKIES
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Every page: our own files only, no inline script, no plugin, no <base>, forms to us alone.
+# The owner approves code here, so a script from anywhere else could approve for them. Pages
+# that need more say so themselves: the app frame sends its own, stricter policy
+# (rooms/runtime_views.py); the OAuth consent page adds its client's callback to form-action
+# (osfoundry/oauth.py).
+SECURE_CSP: dict[str, list[str]] = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "frame-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -216,7 +231,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Before the session: a refused API call costs a counter, not a session read.
+    "osfoundry.api_auth.RestRateLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -289,7 +307,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "/static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env_str("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -354,9 +372,11 @@ IDEMPOTENCY_KEY_DAYS = env_int("IDEMPOTENCY_KEY_DAYS", 30, minimum=1)
 # JSON escaping can double a file's size on the wire; anything bigger is refused unread.
 DATA_UPLOAD_MAX_MEMORY_SIZE = SNIPPET_MAX_TOTAL_BYTES * 2 + 256 * 1024
 
-# The MCP endpoint (/api/v1/external-mcp); see README "Connect an MCP client".
-MCP_RATE_LIMIT = env_int("MCP_RATE_LIMIT", 2000, minimum=1)  # calls per token per window
-MCP_RATE_WINDOW = env_int("MCP_RATE_WINDOW", 60, minimum=1)  # seconds
+# One budget per token (anonymous calls: per client address) for the REST API, the REST
+# long-poll and the MCP endpoint together (osfoundry/ratelimit.py). Formerly MCP_RATE_LIMIT and
+# MCP_RATE_WINDOW, when only the MCP endpoint counted; the old names work in this release.
+RATE_LIMIT = env_int(env_renamed("RATE_LIMIT", "MCP_RATE_LIMIT"), 2000, minimum=1)  # calls
+RATE_WINDOW = env_int(env_renamed("RATE_WINDOW", "MCP_RATE_WINDOW"), 60, minimum=1)  # seconds
 
 # The async routes' database threads (osfoundry/dbthreads.py): the MCP endpoint, the REST
 # long-poll. Per process; each thread keeps its connection this many seconds.

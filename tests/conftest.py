@@ -46,6 +46,18 @@ def _fresh_cache():
 
 
 @pytest.fixture(autouse=True)
+def _fresh_rate_limits(settings):
+    # Every REST and MCP call is counted: each test starts with full budgets, in this process
+    # and in Redis (a prefix of its own; test databases repeat token ids).
+    import uuid
+
+    from osfoundry import ratelimit
+
+    ratelimit.local.clear()
+    settings.REDIS_PREFIX = f"test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture(autouse=True)
 def _fresh_long_poll_memory():
     # Each test starts a new database whose ids repeat: what this process remembered of the
     # last test's long-polls (agents.idle.memory, the wake-ups' latest sequences) is void.

@@ -18,6 +18,7 @@ from typing import cast
 from django.conf import settings
 from pydantic import ValidationError
 
+from osfoundry import ratelimit
 from osfoundry.auth import (
     SCOPES,
     InsufficientScope,
@@ -44,7 +45,6 @@ from osfoundry.http import (
     www_authenticate,
 )
 
-from . import ratelimit
 from .tooling import CallContext, Tool, collect_tools, describe_tool
 
 logger = logging.getLogger(__name__)
@@ -380,19 +380,11 @@ def unauthorized(request: Request, headers: list | None = None) -> Reply:
 
 
 async def charge(key: str) -> list:
-    """Count one call against `key`'s budget; the rate-limit headers, or a 429 past it."""
+    """Count one call against `key`'s budget, shared with the REST API (osfoundry.ratelimit);
+    the rate-limit headers, or a 429 past it."""
     quota = await ratelimit.take(key)
     if quota.exceeded:
-        raise Reply(
-            429,
-            rpc_error(
-                None,
-                INVALID_REQUEST,
-                f"Rate limit of {quota.limit} calls per {settings.MCP_RATE_WINDOW} s reached; "
-                f"retry after {quota.reset_in} s",
-            ),
-            quota.headers(),
-        )
+        raise Reply(429, rpc_error(None, INVALID_REQUEST, quota.message), quota.headers())
     return quota.headers()
 
 
@@ -414,7 +406,7 @@ async def read_request_body(receive) -> bytes:
 async def respond(send, status: int, answer: dict | None, headers: list) -> None:
     if not any(name == b"x-ratelimit-limit" for name, _ in headers):
         # Answers given before a budget was charged (405, 403...) still announce the limit.
-        headers = [*headers, (b"x-ratelimit-limit", str(settings.MCP_RATE_LIMIT).encode())]
+        headers = [*headers, ratelimit.limit_header()]
     await send_json(send, status, answer, headers)
 
 

@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import httpx2
+import pytest
 from django.test import Client as DjangoClient
 from mcp.client import Client
 from mcp.client.auth import OAuthClientProvider
@@ -51,6 +52,7 @@ class Browser:
         self.cookies = {"sessionid": session_cookie}
         self.action = action
         self.consent_page = ""
+        self.consent_policy = ""
         self.callback: dict = {}
 
     async def open(self, url: str) -> None:
@@ -58,6 +60,7 @@ class Browser:
             page = await browser.get(url)
             assert page.status_code == 200, page.text[:500]
             self.consent_page = page.text
+            self.consent_policy = page.headers["content-security-policy"]
             form = {
                 "csrfmiddlewaretoken": field(page.text, "csrfmiddlewaretoken"),
                 "request": field(page.text, "request"),
@@ -117,6 +120,8 @@ def test_sdk_oauth_flow_ends_in_a_successful_tool_call(asgi_server, room, owner)
     assert not result.is_error
     assert [r["room_id"] for r in result.structured_content["rooms"]] == [str(room.pk)]
     assert "Connect osFoundry" in browser.consent_page
+    # The consent form's answer redirects to the client: its policy lets it (and only it) go.
+    assert "; form-action 'self' http://127.0.0.1:9;" in browser.consent_policy
     # The token carries our scopes, and is bound to the MCP endpoint alone.
     token = storage.tokens.access_token
     assert set(storage.tokens.scope.split()) >= {"osfoundry:read", "osfoundry:write"}
@@ -153,19 +158,20 @@ def test_registration_is_open_and_grants_our_scopes(asgi_server):
     assert client.get_default_scopes() == ["osfoundry:read", "osfoundry:write"]
 
 
-def register(server) -> str:
+def register(server, redirect_uri: str = REDIRECT_URI) -> str:
     response = httpx.post(
         server.url + "/identity/o/api/clients",
-        json={"redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "none"},
+        json={"redirect_uris": [redirect_uri], "token_endpoint_auth_method": "none"},
     )
+    assert response.status_code == 201, response.text
     return response.json()["client_id"]
 
 
-def authorize_url(server, client_id: str, resource: str) -> str:
+def authorize_url(server, client_id: str, resource: str, redirect_uri: str = REDIRECT_URI) -> str:
     query = httpx.QueryParams(
         response_type="code",
         client_id=client_id,
-        redirect_uri=REDIRECT_URI,
+        redirect_uri=redirect_uri,
         code_challenge="E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
         code_challenge_method="S256",
         scope="osfoundry:read",
@@ -193,3 +199,27 @@ def test_cancel_on_the_consent_page_grants_nothing(asgi_server, owner):
     asyncio.run(browser.open(authorize_url(asgi_server, client_id, asgi_server.mcp_url)))
     assert browser.callback["error"] == ["access_denied"]
     assert "code" not in browser.callback
+
+
+@pytest.mark.parametrize(
+    ("redirect_uri", "source"),
+    [
+        ("https://agent.example/oauth/callback", "https://agent.example"),
+        ("http://[::1]:8976/callback", "http://[::1]:8976"),
+    ],
+)
+def test_the_consent_page_lets_its_form_reach_only_its_clients_callback(
+    asgi_server, owner, redirect_uri, source
+):
+    client_id = register(asgi_server, redirect_uri)
+    cookies = {"sessionid": logged_in_session(owner)}
+    url = authorize_url(asgi_server, client_id, asgi_server.mcp_url, redirect_uri)
+    page = httpx.get(url, cookies=cookies)
+    assert "Connect osFoundry" in page.text
+    policy = page.headers["content-security-policy"]
+    assert f"; form-action 'self' {source};" in policy
+    assert "script-src 'self';" in policy and "default-src 'self';" in policy
+    # Another client's callback is not in it, and other pages keep form-action 'self' alone.
+    assert "127.0.0.1:9" not in policy
+    login = httpx.get(asgi_server.url + "/accounts/login/")
+    assert "; form-action 'self';" in login.headers["content-security-policy"]

@@ -6,6 +6,7 @@ the git-ignored artifacts/ folder.
 """
 
 import os
+import re
 from pathlib import Path
 
 import httpx
@@ -97,7 +98,11 @@ def login(browser, base, username):
 
 
 def wait_for_feed(page):
-    page.wait_for_function("document.documentElement.dataset.feedsOpen >= '1'")
+    from playwright.sync_api import expect
+
+    # A locator, not wait_for_function: Playwright evaluates a predicate string with eval(),
+    # which the console's Content-Security-Policy refuses.
+    expect(page.locator("html")).to_have_attribute("data-feeds-open", re.compile(r"^[1-9]"))
 
 
 def propose_via_api(base, token, room, files, *, name="Standup timer", key="browser-key-1"):

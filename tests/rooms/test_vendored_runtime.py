@@ -1,6 +1,8 @@
-"""The vendored snippet runtime (static/vendor/) is exactly what VERSIONS.json records.
+"""The vendored snippet runtime and Swagger UI (static/vendor/) are exactly what VERSIONS.json
+records.
 
-Rebuild with `cd tools/snippet-runtime && npm ci && npm run build`; this test needs no Node.
+Rebuild with `cd tools/snippet-runtime && npm ci && npm run build` and
+`cd tools/swagger-ui && npm ci && npm run build`; this test needs no Node.
 """
 
 import hashlib
@@ -10,6 +12,8 @@ from pathlib import Path
 from django.conf import settings
 
 VENDOR = Path(settings.BASE_DIR) / "static" / "vendor"
+SWAGGER_TOOL = Path(settings.BASE_DIR) / "tools" / "swagger-ui"
+SWAGGER_FILES = {"swagger-ui-bundle.js", "swagger-ui.css", "swagger-ui.css.map"}
 
 
 def sha256(path: Path) -> str:
@@ -22,7 +26,8 @@ def versions() -> dict:
 
 def test_every_bundle_exists_and_matches_its_recorded_hash():
     recorded = versions()
-    assert set(recorded) == {"react/react.js", "sucrase/sucrase.js"}
+    swagger = {f"swagger-ui/{name}" for name in SWAGGER_FILES}
+    assert set(recorded) == {"react/react.js", "sucrase/sucrase.js"} | swagger
     for name, entry in recorded.items():
         path = VENDOR / name
         assert path.is_file(), f"{name} is missing; rebuild tools/snippet-runtime"
@@ -53,3 +58,17 @@ def test_no_unrecorded_files_in_the_vendor_folder():
         if p.is_file() and p.name != "VERSIONS.json"
     }
     assert present == recorded
+
+
+def test_swagger_ui_is_the_pinned_package_copied_unchanged():
+    pinned = json.loads((SWAGGER_TOOL / "package.json").read_text())["dependencies"]
+    version = pinned["swagger-ui-dist"]
+    assert version[0].isdigit(), "pin an exact version"
+    lock = json.loads((SWAGGER_TOOL / "package-lock.json").read_text())
+    locked = lock["packages"]["node_modules/swagger-ui-dist"]
+    assert locked["version"] == version
+    for name in SWAGGER_FILES:
+        entry = versions()[f"swagger-ui/{name}"]
+        assert entry["packages"] == {"swagger-ui-dist": version}
+        assert entry["integrity"] == locked["integrity"]
+        assert entry["copied_from"] == f"swagger-ui-dist@{version}/{name} (unchanged)"

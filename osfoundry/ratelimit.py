@@ -1,0 +1,186 @@
+"""One request budget per caller for every interface: RATE_LIMIT calls per RATE_WINDOW seconds.
+
+The MCP endpoint (osfoundry/mcp/protocol.py), the REST API (osfoundry/api_auth.py) and the REST
+long-poll (agents/longpoll.py) all charge the same counter, keyed by the principal's token_key
+(anonymous calls by client address), so an agent cannot double its budget by switching
+interface. A fixed window (the clock's minute by default). With REDIS_URL the count lives in
+Redis (INCR + EXPIRE), so every worker process draws from the same budget; without it, in this
+process's memory. `take` is for the async routes, `take_sync` for Django's request threads; both
+count in the same place.
+"""
+
+import asyncio
+import logging
+import math
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from .errors import DomainError
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Quota:
+    limit: int
+    remaining: int
+    reset_in: int  # seconds until the window turns over
+    exceeded: bool
+    window: int = 60
+
+    @property
+    def message(self) -> str:
+        return (
+            f"Rate limit of {self.limit} calls per {self.window} s reached; "
+            f"retry after {self.reset_in} s"
+        )
+
+    def header_items(self) -> list[tuple[str, str]]:
+        out = [
+            ("x-ratelimit-limit", str(self.limit)),
+            ("x-ratelimit-remaining", str(self.remaining)),
+            ("x-ratelimit-reset", str(self.reset_in)),
+        ]
+        if self.exceeded:
+            out.append(("retry-after", str(self.reset_in)))
+        return out
+
+    def headers(self) -> list[tuple[bytes, bytes]]:
+        """The headers as an ASGI response lists them."""
+        return [(name.encode(), value.encode()) for name, value in self.header_items()]
+
+
+class RateLimited(DomainError):
+    """Past the budget: 429, with the quota's headers (Retry-After among them)."""
+
+    code = "rate_limited"
+    http_status = 429
+
+    def __init__(self, quota: Quota):
+        super().__init__(quota.message)
+        self.quota = quota
+
+
+def limit_header() -> tuple[bytes, bytes]:
+    """x-ratelimit-limit for answers given before a budget was charged (405, a foreign Host)."""
+    return (b"x-ratelimit-limit", str(settings.RATE_LIMIT).encode())
+
+
+class LocalCounter:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._counts: dict[str, tuple[int, int]] = {}
+
+    def incr(self, key: str, window_index: int) -> int:
+        with self._lock:
+            index, count = self._counts.get(key, (window_index, 0))
+            count = count + 1 if index == window_index else 1
+            self._counts[key] = (window_index, count)
+            if len(self._counts) > 50_000:
+                self._counts = {k: v for k, v in self._counts.items() if v[0] == window_index}
+            return count
+
+    def clear(self) -> None:
+        with self._lock:
+            self._counts.clear()
+
+
+local = LocalCounter()
+# One async client per event loop: a redis.asyncio connection belongs to the loop that opened it.
+_redis_clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# One blocking client per URL for Django's request threads (its connection pool is thread-safe).
+_sync_clients: dict[str, object] = {}
+_sync_lock = threading.Lock()
+
+
+def redis_client():
+    import redis.asyncio as redis
+
+    loop = asyncio.get_running_loop()
+    client = _redis_clients.get(loop)
+    if client is None:
+        client = redis.Redis.from_url(settings.REDIS_URL)
+        _redis_clients[loop] = client
+    return client
+
+
+def sync_redis_client():
+    import redis
+
+    url = settings.REDIS_URL
+    with _sync_lock:
+        client = _sync_clients.get(url)
+        if client is None:
+            client = _sync_clients[url] = redis.Redis.from_url(url)
+    return client
+
+
+@dataclass(frozen=True)
+class Window:
+    """The fixed window a call made now falls in."""
+
+    limit: int
+    length: int
+    index: int
+    now: float
+
+    @classmethod
+    def current(cls) -> "Window":
+        length = settings.RATE_WINDOW
+        now = time.time()
+        return cls(settings.RATE_LIMIT, length, int(now // length), now)
+
+    def redis_key(self, key: str) -> str:
+        prefix = getattr(settings, "REDIS_PREFIX", "osfoundry")
+        return f"{prefix}:rate:{key}:{self.index}"
+
+    def quota(self, used: int) -> Quota:
+        reset_in = max(1, math.ceil((self.index + 1) * self.length - self.now))
+        return Quota(
+            limit=self.limit,
+            remaining=max(0, self.limit - used),
+            reset_in=reset_in,
+            exceeded=used > self.limit,
+            window=self.length,
+        )
+
+
+async def take(key: str) -> Quota:
+    """Count one call against `key`'s budget (async routes)."""
+    window = Window.current()
+    if not settings.REDIS_URL:
+        return window.quota(local.incr(key, window.index))
+    redis_key = window.redis_key(key)
+    try:
+        pipe = redis_client().pipeline(transaction=True)
+        pipe.incr(redis_key)
+        pipe.expire(redis_key, window.length + 5)
+        value, _ = await pipe.execute()
+        used = int(value)
+    except Exception:
+        # Redis down: keep serving with this process's own count rather than fail every call.
+        logger.exception("rate limit: Redis unavailable, counting in process")
+        used = local.incr(key, window.index)
+    return window.quota(used)
+
+
+def take_sync(key: str) -> Quota:
+    """Count one call against `key`'s budget (Django's request threads)."""
+    window = Window.current()
+    if not settings.REDIS_URL:
+        return window.quota(local.incr(key, window.index))
+    redis_key = window.redis_key(key)
+    try:
+        pipe = sync_redis_client().pipeline(transaction=True)
+        pipe.incr(redis_key)
+        pipe.expire(redis_key, window.length + 5)
+        value, _ = pipe.execute()
+        used = int(value)
+    except Exception:
+        logger.exception("rate limit: Redis unavailable, counting in process")
+        used = local.incr(key, window.index)
+    return window.quota(used)
