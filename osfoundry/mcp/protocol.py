@@ -4,12 +4,12 @@ A small ASGI app, routed in osfoundry/asgi.py before Django: a parked call costs
 not a thread, and a client that goes away is noticed at once. It is stateless (no session id):
 every POST carries one JSON-RPC message and gets one JSON answer.
 
-This module speaks the protocol and the auth challenge only. It knows no tool: it publishes and
-dispatches the `TOOLS` lists of the apps (rooms/tools.py, agents/tools.py).
+This module speaks the protocol and the auth challenge only; the JSON-RPC envelope is in
+jsonrpc.py. It knows no tool: it publishes and dispatches the `TOOLS` lists of the apps
+(rooms/tools.py, agents/tools.py).
 """
 
 import asyncio
-import base64
 import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -35,7 +35,6 @@ from osfoundry.http import (
     ClientGone,
     MalformedJSON,
     Request,
-    dumps,
     host_problem,
     json_content_type_problem,
     origin_problem,
@@ -45,16 +44,29 @@ from osfoundry.http import (
     www_authenticate,
 )
 
+from .jsonrpc import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    PROTOCOL_VERSION,
+    SUPPORTED_VERSIONS,
+    UNAUTHORIZED,
+    InvalidParams,
+    Reply,
+    check_protocol_version,
+    decode_cursor,
+    encode_cursor,
+    is_valid_id,
+    rpc_error,
+    tool_result,
+)
 from .tooling import CallContext, Tool, collect_tools, describe_tool
 
 logger = logging.getLogger(__name__)
 
 PATH = "/api/v1/external-mcp"
 METADATA_PATH = "/.well-known/oauth-protected-resource" + PATH
-PROTOCOL_VERSION = "2025-11-25"
-# Older handshake revisions whose messages we answer the same way; a client that offers one in
-# initialize gets it back, any other offer gets ours.
-SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
 PAGE_SIZE = 50
 SERVER_INFO = {"name": "osfoundry", "title": "osFoundry Rooms", "version": "0.1.0"}
 INSTRUCTIONS = (
@@ -62,38 +74,6 @@ INSTRUCTIONS = (
     "every file and approves or declines. Start with list_rooms. Nothing you propose runs "
     "before approval. Local-only data is unavailable to cloud clients."
 )
-
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-UNAUTHORIZED = -32001
-UNSUPPORTED_PROTOCOL_VERSION = -32022
-
-
-class Reply(Exception):
-    """An HTTP answer decided before dispatch (bad origin, auth challenge, rate limit...)."""
-
-    def __init__(self, status: int, body: dict | None = None, headers: list | None = None):
-        self.status = status
-        self.body = body
-        self.headers = headers or []
-
-
-def rpc_error(request_id, code: int, message: str, data=None) -> dict:
-    error = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return {"jsonrpc": "2.0", "id": request_id, "error": error}
-
-
-def tool_result(data: dict, *, is_error: bool = False) -> dict:
-    return {
-        "content": [{"type": "text", "text": dumps(data).decode()}],
-        "structuredContent": data,
-        "isError": is_error,
-    }
 
 
 def check_origin(request: Request) -> None:
@@ -306,49 +286,6 @@ class MCPApp:
                 is_error=True,
             )
         return tool_result(data)
-
-
-class InvalidParams(Exception):
-    pass
-
-
-def is_valid_id(value) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-
-
-def encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode()
-
-
-def decode_cursor(cursor, total: int) -> int:
-    if cursor is None:
-        return 0
-    try:
-        kind, _, offset = base64.urlsafe_b64decode(str(cursor).encode()).decode().partition(":")
-        value = int(offset)
-    except ValueError:
-        raise InvalidParams("Invalid cursor: pass nextCursor from the previous page") from None
-    if kind != "o" or not 0 <= value <= total:
-        raise InvalidParams("Invalid cursor: pass nextCursor from the previous page")
-    return value
-
-
-def check_protocol_version(request: Request) -> None:
-    version = request.headers.get("mcp-protocol-version")
-    if version is None or version in SUPPORTED_VERSIONS:
-        return
-    # -32022 with the versions we speak: the official client's auto mode, which probes a newer
-    # revision first, reads this as "handshake era" and falls back to initialize.
-    raise Reply(
-        400,
-        rpc_error(
-            None,
-            UNSUPPORTED_PROTOCOL_VERSION,
-            f"Unsupported MCP-Protocol-Version {version!r}; supported: "
-            + ", ".join(SUPPORTED_VERSIONS),
-            {"supported": list(SUPPORTED_VERSIONS), "requested": version},
-        ),
-    )
 
 
 def bearer(request: Request) -> str | None:
