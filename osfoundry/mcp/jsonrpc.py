@@ -3,7 +3,7 @@ pagination cursor and the MCP-Protocol-Version header. Nothing here knows a tool
 
 import base64
 
-from osfoundry.http import Request, dumps
+from osfoundry.http import MalformedJSON, Request, dumps, parse_json
 
 PROTOCOL_VERSION = "2025-11-25"
 # Older handshake revisions whose messages we answer the same way; a client that offers one in
@@ -41,6 +41,28 @@ def tool_result(data: dict, *, is_error: bool = False) -> dict:
         "structuredContent": data,
         "isError": is_error,
     }
+
+
+def parse_message(body: bytes) -> dict:
+    """One JSON-RPC 2.0 message, or a 400 Reply saying what is wrong with the body."""
+    try:
+        message = parse_json(body)
+    except MalformedJSON as exc:
+        raise Reply(400, rpc_error(None, PARSE_ERROR, f"Parse error: {exc}")) from None
+    if isinstance(message, list):
+        raise Reply(
+            400,
+            rpc_error(
+                None,
+                INVALID_REQUEST,
+                "Batches are not supported: send one JSON-RPC message per POST",
+            ),
+        )
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        raise Reply(
+            400, rpc_error(None, INVALID_REQUEST, 'Invalid request: send {"jsonrpc": "2.0"}')
+        )
+    return message
 
 
 class InvalidParams(Exception):

@@ -33,12 +33,10 @@ from osfoundry.errors import DomainError, describe_validation_error
 from osfoundry.http import (
     BodyTooLarge,
     ClientGone,
-    MalformedJSON,
     Request,
     host_problem,
     json_content_type_problem,
     origin_problem,
-    parse_json,
     read_body,
     send_json,
     www_authenticate,
@@ -48,7 +46,6 @@ from .jsonrpc import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
-    PARSE_ERROR,
     PROTOCOL_VERSION,
     SUPPORTED_VERSIONS,
     UNAUTHORIZED,
@@ -58,6 +55,7 @@ from .jsonrpc import (
     decode_cursor,
     encode_cursor,
     is_valid_id,
+    parse_message,
     rpc_error,
     tool_result,
 )
@@ -65,8 +63,13 @@ from .tooling import CallContext, Tool, collect_tools, describe_tool
 
 logger = logging.getLogger(__name__)
 
-PATH = "/api/v1/external-mcp"
-METADATA_PATH = "/.well-known/oauth-protected-resource" + PATH
+# Two doors to the same tools, one auth path. Every request to MCP_PATH needs a token, so a
+# client meets the 401 at `initialize` and signs in as it connects. EXTERNAL_MCP_PATH is SPEC §6's:
+# `initialize` and `tools/list` answer without one (anonymous discovery, token set-ups), and
+# clients that connected without a token meet the 401 only at their first `tools/call`.
+MCP_PATH = "/api/v1/mcp"
+EXTERNAL_MCP_PATH = "/api/v1/external-mcp"
+MCP_PATHS = (MCP_PATH, EXTERNAL_MCP_PATH)
 PAGE_SIZE = 50
 SERVER_INFO = {"name": "osfoundry", "title": "osFoundry Rooms", "version": "0.1.0"}
 INSTRUCTIONS = (
@@ -74,6 +77,7 @@ INSTRUCTIONS = (
     "every file and approves or declines. Start with list_rooms. Nothing you propose runs "
     "before approval. Local-only data is unavailable to cloud clients."
 )
+CONNECT = "Connect osFoundry to continue"
 
 
 def check_origin(request: Request) -> None:
@@ -89,18 +93,25 @@ def check_content_type(request: Request) -> None:
         raise Reply(415, rpc_error(None, INVALID_REQUEST, message))
 
 
-def challenge(request: Request, *, error: str, description: str) -> list:
-    value = www_authenticate(
-        resource_metadata=request.origin + METADATA_PATH,
-        error=error,
-        description=description,
-        scope=" ".join(SCOPES),
-    )
-    return [(b"www-authenticate", value.encode())]
+def metadata_path(path: str) -> str:
+    """Where the protected-resource metadata (RFC 9728) of the endpoint at `path` is served."""
+    return "/.well-known/oauth-protected-resource" + path
 
 
 class MCPApp:
-    def __init__(self, tools: list[Tool] | None = None, *, page_size: int = PAGE_SIZE):
+    """The endpoint at `path`. With `is_discovery_open`, initialize, ping and tools/list answer
+    without a token and only tools/call needs one; without it, every request does."""
+
+    def __init__(
+        self,
+        tools: list[Tool] | None = None,
+        *,
+        path: str,
+        is_discovery_open: bool,
+        page_size: int = PAGE_SIZE,
+    ):
+        self.path = path
+        self.is_discovery_open = is_discovery_open
         self.tools = collect_tools() if tools is None else tools
         self.by_name = {tool.name: tool for tool in self.tools}
         self.descriptions = [describe_tool(tool) for tool in self.tools]
@@ -138,23 +149,9 @@ class MCPApp:
             await run_after_response(ctx)
 
     async def handle(self, request: Request, body: bytes, watcher):
-        try:
-            message = parse_json(body)
-        except MalformedJSON as exc:
-            raise Reply(400, rpc_error(None, PARSE_ERROR, f"Parse error: {exc}")) from None
-        if isinstance(message, list):
-            raise Reply(
-                400,
-                rpc_error(
-                    None,
-                    INVALID_REQUEST,
-                    "Batches are not supported: send one JSON-RPC message per POST",
-                ),
-            )
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            raise Reply(
-                400, rpc_error(None, INVALID_REQUEST, 'Invalid request: send {"jsonrpc": "2.0"}')
-            )
+        # Behind a closed door nothing is answered without a token, not even a malformed message.
+        principal = None if self.is_discovery_open else await self.authenticate(request)
+        message = parse_message(body)
         check_protocol_version(request)
         if "method" not in message:
             return 202, None, [], None  # a response or error from the client: nothing to say
@@ -175,8 +172,8 @@ class MCPApp:
         if not isinstance(params, dict):
             return 200, rpc_error(request_id, INVALID_PARAMS, "params must be an object"), [], None
         if method == "tools/call":
-            return await self.call_tool(request, request_id, params, watcher)
-        limit_headers = await charge(request.client_key)
+            return await self.call_tool(request, request_id, params, watcher, principal)
+        limit_headers = await charge(principal.token_key if principal else request.client_key)
         handler = {
             "initialize": self.initialize,
             "ping": lambda params: {},
@@ -208,7 +205,9 @@ class MCPApp:
             result["nextCursor"] = encode_cursor(end)
         return result
 
-    async def call_tool(self, request: Request, request_id, params: dict, watcher):
+    async def call_tool(
+        self, request: Request, request_id, params: dict, watcher, principal: Principal | None
+    ):
         watcher.start()
         name = params.get("name")
         tool = self.by_name.get(name) if isinstance(name, str) else None
@@ -228,17 +227,14 @@ class MCPApp:
                 [],
                 None,
             )
-        try:
-            principal = await authenticate(request)
-        except Reply as reply:
-            reply.headers = await charge(request.client_key) + reply.headers
-            raise
+        if principal is None:
+            principal = await self.authenticate(request, request_id)
         limit_headers = await charge(principal.token_key)
         ctx = CallContext(
             principal=principal,
             is_disconnected=watcher.is_disconnected,
             reauthenticate=partial(
-                authenticate_bearer, bearer(request), resource=resource(request)
+                authenticate_bearer, bearer(request), resource=self.resource(request)
             ),
         )
         try:
@@ -249,11 +245,11 @@ class MCPApp:
                 403,
                 rpc_error(request_id, UNAUTHORIZED, exc.message),
                 limit_headers
-                + challenge(request, error="insufficient_scope", description=exc.message),
+                + self.challenge(request, error="insufficient_scope", description=exc.message),
             ) from None
         except Unauthenticated:
             # Access ended while the call was parked (a token revoked, a user deactivated).
-            raise unauthorized(request, limit_headers) from None
+            raise self.unauthorized(request, request_id, limit_headers) from None
         return 200, {"jsonrpc": "2.0", "id": request_id, "result": result}, limit_headers, ctx
 
     async def run_tool(self, tool: Tool, ctx: CallContext, arguments: dict, watcher) -> dict:
@@ -287,33 +283,39 @@ class MCPApp:
             )
         return tool_result(data)
 
+    def resource(self, request: Request) -> str:
+        """This endpoint's URI: OAuth tokens must be bound to it (RFC 8707; osfoundry/oauth.py
+        says which other URIs name the same resource)."""
+        return request.origin + self.path
+
+    async def authenticate(self, request: Request, request_id=None) -> Principal:
+        """The caller; else a 401, counted against the client address's budget."""
+        raw = bearer(request)
+        resource = self.resource(request)
+        principal = await run_sync(authenticate_bearer, raw, resource=resource) if raw else None
+        if principal is None:
+            raise self.unauthorized(request, request_id, await charge(request.client_key))
+        return principal
+
+    def unauthorized(self, request: Request, request_id, headers: list) -> Reply:
+        return Reply(
+            401,
+            rpc_error(None, UNAUTHORIZED, f"Unauthorized: {CONNECT}"),
+            [*headers, *self.challenge(request, error="invalid_token", description=CONNECT)],
+        )
+
+    def challenge(self, request: Request, *, error: str, description: str) -> list:
+        value = www_authenticate(
+            resource_metadata=request.origin + metadata_path(self.path),
+            error=error,
+            description=description,
+            scope=" ".join(SCOPES),
+        )
+        return [(b"www-authenticate", value.encode())]
+
 
 def bearer(request: Request) -> str | None:
     return bearer_from_header(request.headers.get("authorization"))
-
-
-def resource(request: Request) -> str:
-    """This endpoint's URI: OAuth tokens must be bound to it (RFC 8707)."""
-    return request.origin + PATH
-
-
-async def authenticate(request: Request) -> Principal:
-    raw = bearer(request)
-    principal = (
-        await run_sync(authenticate_bearer, raw, resource=resource(request)) if raw else None
-    )
-    if principal is None:
-        raise unauthorized(request)
-    return principal
-
-
-def unauthorized(request: Request, headers: list | None = None) -> Reply:
-    description = "Connect osFoundry to continue"
-    return Reply(
-        401,
-        rpc_error(None, UNAUTHORIZED, f"Unauthorized: {description}"),
-        [*(headers or []), *challenge(request, error="invalid_token", description=description)],
-    )
 
 
 async def charge(key: str) -> list:

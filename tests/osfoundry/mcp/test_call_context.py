@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from osfoundry import asgi
 from osfoundry.auth import READ
-from osfoundry.mcp.protocol import MCPApp
+from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH, MCPApp
 from osfoundry.mcp.tooling import Tool
 from tests.mcpclient import rpc
 
@@ -58,7 +58,8 @@ class Probe:
 @pytest.fixture
 def probe(monkeypatch):
     probe = Probe()
-    monkeypatch.setattr(asgi, "mcp_app", MCPApp(tools=probe.tools()))
+    app = MCPApp(tools=probe.tools(), path=EXTERNAL_MCP_PATH, is_discovery_open=True)
+    monkeypatch.setitem(asgi.mcp_apps, EXTERNAL_MCP_PATH, app)
     return probe
 
 
