@@ -298,9 +298,15 @@ class MCPApp:
         return principal
 
     def unauthorized(self, request: Request, request_id, headers: list) -> Reply:
+        message = CONNECT + ": in Claude Code run /mcp and choose Authenticate"
+        if self.is_discovery_open:
+            # The client connected without a token and meets the 401 only now, in the middle
+            # of a conversation (Claude Code just marks the server "needs auth"): the model
+            # relays this to the person.
+            message += f", or add {request.origin}{MCP_PATH} instead"
         return Reply(
             401,
-            rpc_error(None, UNAUTHORIZED, f"Unauthorized: {CONNECT}"),
+            rpc_error(request_id, UNAUTHORIZED, message),
             [*headers, *self.challenge(request, error="invalid_token", description=CONNECT)],
         )
 

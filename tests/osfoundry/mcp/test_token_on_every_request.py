@@ -12,7 +12,7 @@ CHALLENGE = (
     'error="invalid_token", error_description="Connect osFoundry to continue", '
     'scope="osfoundry:read osfoundry:write"'
 )
-SIGN_IN = "Unauthorized: Connect osFoundry to continue"
+SIGN_IN = "Connect osFoundry to continue: in Claude Code run /mcp and choose Authenticate"
 
 
 def post(server, body: bytes | str, *, token: str | None = None, **headers) -> httpx.Response:
