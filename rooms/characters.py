@@ -97,6 +97,11 @@ class Reveal:
         return tally(mark.char for mark in self.marks if mark.is_refused)
 
     @property
+    def distinct_words(self) -> list[MixedWord]:
+        """The mixed-script words, each once (the markers stand at every occurrence)."""
+        return list({word.word: word for word in reversed(self.words)}.values())[::-1]
+
+    @property
     def hidden_count(self) -> int:
         return sum(1 for mark in self.marks if not mark.is_refused)
 
