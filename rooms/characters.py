@@ -56,6 +56,7 @@ _SCAN = regex.compile(
     f"(?P<emoji>{EMOJI_SEQUENCE})|(?P<refused>{REFUSED_IN_FILES.pattern})|(?P<hidden>[{HIDDEN_CLASS}])"
 )
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_CANDIDATE = re.compile(r"[^\t\n\r\x20-\x7e]")
 BOM = "\ufeff"
 
 
@@ -117,7 +118,18 @@ def tally(chars) -> list[tuple[str, str, int]]:
 def reveal(text: str) -> Reveal:
     """The marks and mixed-script words of `text`, in order, never overlapping."""
     marks = []
-    for match in _SCAN.finditer(text):
+    end = 0
+    # Most code is ASCII: try the full scan only where a character is not printable ASCII (or
+    # one before it, for a keycap emoji such as 1️⃣, whose first character is an ASCII digit).
+    for candidate in _CANDIDATE.finditer(text):
+        start = candidate.start()
+        if start < end:
+            continue
+        keycap = start > 0 and text[start - 1] in "0123456789#*"
+        match = (keycap and _SCAN.match(text, start - 1)) or _SCAN.match(text, start)
+        if not match:
+            continue
+        end = match.end()
         kind = match.lastgroup
         if kind == "emoji" or (match.start() == 0 and match.group() == BOM):
             continue

@@ -12,6 +12,7 @@ every script code below: Python's unicodedata has no script property. A characte
 added after this list is counted as Common (never a false alarm, possibly a missed one).
 """
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -65,6 +66,8 @@ _WORD = regex.compile(
     r"\u180F\uFE00-\uFE0F\U000E0100-\U000E01EF]]+"
 )
 
+_NON_ASCII_LINE = re.compile(r"^.*[^\x00-\x7f].*$", re.MULTILINE)
+
 
 @dataclass(frozen=True)
 class MixedWord:
@@ -105,13 +108,15 @@ def mixes_scripts(word: str) -> bool:
 
 
 def mixed_script_words(text: str) -> list[MixedWord]:
+    found: list[MixedWord] = []
     if text.isascii():
-        return []
-    found = []
-    for match in _WORD.finditer(text):
-        word = match.group()
-        if not word.isascii() and mixes_scripts(word):
-            found.append(describe_word(match.start(), word))
+        return found
+    # Only lines with a non-ASCII character can hold such a word: most code has few.
+    for line in _NON_ASCII_LINE.finditer(text):
+        for match in _WORD.finditer(text, line.start(), line.end()):
+            word = match.group()
+            if not word.isascii() and mixes_scripts(word):
+                found.append(describe_word(match.start(), word))
     return found
 
 
