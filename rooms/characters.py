@@ -55,6 +55,7 @@ EMOJI_SEQUENCE = (
 _SCAN = regex.compile(
     f"(?P<emoji>{EMOJI_SEQUENCE})|(?P<refused>{REFUSED_IN_FILES.pattern})|(?P<hidden>[{HIDDEN_CLASS}])"
 )
+_HIDDEN = regex.compile(f"[{HIDDEN_CLASS}]")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _CANDIDATE = re.compile(r"[^\t\n\r\x20-\x7e]")
 BOM = "\ufeff"
@@ -139,7 +140,7 @@ def reveal(text: str) -> Reveal:
 
 def is_hidden(ch: str) -> bool:
     """An invisible character a path may not carry (a file may, revealed)."""
-    return bool(regex.fullmatch(f"[{HIDDEN_CLASS}]", ch))
+    return bool(_HIDDEN.fullmatch(ch))
 
 
 class Lines:

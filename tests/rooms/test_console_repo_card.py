@@ -92,9 +92,7 @@ def test_member_gets_404_for_a_pending_repo_card(client, member, repo_proposal):
     assert client.get(reverse("rooms:proposal", args=[repo_proposal.pk])).status_code == 404
 
 
-def test_version_page_marks_the_characters_a_proposal_would_refuse(
-    client, owner, project, version
-):
+def test_version_page_marks_the_characters_a_proposal_would_refuse(client, owner, project, version):
     # A repository is imported from git, not proposed: its files may still hold Trojan Source.
     version.files["src/admin.ts"] = "const level = 'user\u202e \u2066// admin\u2069 \u2066';\n"
     version.save(update_fields=["files"])

@@ -5,6 +5,7 @@ never opened. Screenshots (desktop 1280 and phone 390) land in artifacts/."""
 
 from pathlib import Path
 
+import httpx
 import pytest
 from django.conf import settings
 from playwright.sync_api import expect
@@ -33,6 +34,7 @@ def screenshot(page, name):
 
 
 def new_page(browser, live_server_url, user, viewport):
+    expect.set_options(timeout=15000)  # others run tests on this machine too
     context = browser.new_context(viewport=viewport)
     context.set_default_timeout(15000)
     log_in(context, live_server_url, user)
@@ -172,4 +174,29 @@ def test_approving_asks_to_confirm_the_files_never_opened(
     assert len(page.dialogs) == 1
     proposal.refresh_from_db()
     assert proposal.status == Proposal.Status.APPROVED
+    page.context.close()
+
+
+def test_a_name_arriving_live_is_isolated_with_its_hidden_characters_shown(
+    browser, live_server_url, room, owner, agent, files, token_factory
+):
+    page = new_page(browser, live_server_url, owner, DESKTOP)
+    page.goto(f"{live_server_url}/")
+    expect(page.locator("html[data-feeds-open='1']")).to_have_count(1)
+    # Through the live server's API: its process publishes the event the page's feed follows.
+    response = httpx.post(
+        f"{live_server_url}/api/v1/rooms/{room.pk}/proposals/snippet",
+        json={
+            "name": "Ti\u200bmer \u05e9\u05dc\u05d5\u05dd",
+            "files": files,
+            "idempotency_key": "live-name-01",
+        },
+        headers={"Authorization": f"Bearer {token_factory(agent)}"},
+        timeout=10,
+    )
+    assert response.status_code == 201, response.text
+    row = page.locator("[data-pending-rows] tr")
+    expect(row).to_have_count(1)
+    expect(row.locator("a bdi")).to_have_text("Ti⟨U+200B⟩mer \u05e9\u05dc\u05d5\u05dd")
+    expect(row.locator("td").first.locator("bdi")).to_have_text("Team Falcon")
     page.context.close()
