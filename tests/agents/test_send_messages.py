@@ -238,3 +238,25 @@ def test_old_send_keys_are_purged_and_messages_stay(alice, bob):
     assert purge_expired_keys(older_than_days=30)["message key"] == 1
     assert list(MessageKey.objects.values_list("key", flat=True)) == ["alice-new-0001"]
     assert Message.objects.count() == 2
+
+
+@pytest.mark.parametrize("key", ["key-\x00-00001", "key-\u202e-00001"])
+def test_a_send_refuses_a_key_with_a_control_character_and_stores_nothing(
+    alice, bob, channel_factory, key
+):
+    # The rule lives with the keys (osfoundry/idempotency.py): proposals and sends share it.
+    channel_factory(members=[alice, bob])
+    sends = [
+        lambda: send(alice, "bob-codex", key=key),
+        lambda: send_channel_message(
+            sender=alice, channel="general", body="hi", idempotency_key=key
+        ),
+    ]
+    for operation in sends:
+        with pytest.raises(Invalid) as error:
+            operation()
+        assert error.value.field == "idempotency_key"
+        assert error.value.message.startswith("idempotency_key: column 5: ")
+        assert error.value.message.endswith("; remove it from the key")
+    assert not Message.objects.exists()
+    assert not MessageKey.objects.exists()
