@@ -1,4 +1,5 @@
-"""The vendored snippet runtime (static/vendor/) is exactly what VERSIONS.json records.
+"""The vendored snippet runtime is exactly what each folder's VERSIONS.json records: the browser
+bundles in static/vendor/, and the server's own (Sucrase's tokenizer) in rooms/js/vendor/.
 
 Rebuild with `cd tools/snippet-runtime && npm ci && npm run build`; this test needs no Node.
 """
@@ -7,35 +8,44 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
 from django.conf import settings
 
 VENDOR = Path(settings.BASE_DIR) / "static" / "vendor"
+SERVER_VENDOR = Path(settings.BASE_DIR) / "rooms" / "js" / "vendor"
+BUNDLES = {
+    VENDOR: {"react/react.js", "sucrase/sucrase.js"},
+    SERVER_VENDOR: {"sucrase-parser/sucrase-parser.js"},
+}
+FOLDERS = pytest.mark.parametrize("vendor", list(BUNDLES), ids=["static", "server"])
 
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def versions() -> dict:
-    return json.loads((VENDOR / "VERSIONS.json").read_text())["files"]
+def versions(vendor: Path) -> dict:
+    return json.loads((vendor / "VERSIONS.json").read_text())["files"]
 
 
-def test_every_bundle_exists_and_matches_its_recorded_hash():
-    recorded = versions()
-    assert set(recorded) == {"react/react.js", "sucrase/sucrase.js"}
+@FOLDERS
+def test_every_bundle_exists_and_matches_its_recorded_hash(vendor):
+    recorded = versions(vendor)
+    assert set(recorded) == BUNDLES[vendor]
     for name, entry in recorded.items():
-        path = VENDOR / name
+        path = vendor / name
         assert path.is_file(), f"{name} is missing; rebuild tools/snippet-runtime"
         assert path.stat().st_size == entry["bytes"], name
         assert sha256(path) == entry["sha256"], f"{name} differs from VERSIONS.json"
         assert entry["packages"], name
 
 
-def test_every_bundled_package_has_its_license_file():
-    for name, entry in versions().items():
+@FOLDERS
+def test_every_bundled_package_has_its_license_file(vendor):
+    for name, entry in versions(vendor).items():
         licensed = set()
         for license_entry in entry["licenses"]:
-            path = VENDOR / license_entry["file"]
+            path = vendor / license_entry["file"]
             assert path.is_file(), f"{license_entry['file']} is missing"
             assert path.read_text().strip(), f"{license_entry['file']} is empty"
             assert sha256(path) == license_entry["sha256"], license_entry["file"]
@@ -43,13 +53,14 @@ def test_every_bundled_package_has_its_license_file():
         assert licensed == set(entry["packages"]), f"{name}: packages without a LICENSE file"
 
 
-def test_no_unrecorded_files_in_the_vendor_folder():
-    recorded = set(versions())
-    for entry in versions().values():
+@FOLDERS
+def test_no_unrecorded_files_in_the_vendor_folder(vendor):
+    recorded = set(versions(vendor))
+    for entry in versions(vendor).values():
         recorded |= {license_entry["file"] for license_entry in entry["licenses"]}
     present = {
-        p.relative_to(VENDOR).as_posix()
-        for p in VENDOR.rglob("*")
+        p.relative_to(vendor).as_posix()
+        for p in vendor.rglob("*")
         if p.is_file() and p.name != "VERSIONS.json"
     }
     assert present == recorded
