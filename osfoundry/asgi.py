@@ -25,9 +25,13 @@ from osfoundry.http import (  # noqa: E402
 )
 from osfoundry.mcp.protocol import PATH as MCP_PATH  # noqa: E402
 from osfoundry.mcp.protocol import MCPApp  # noqa: E402
+from rooms.jsengine import warm_in_background  # noqa: E402
 from rooms.routing import websocket_urlpatterns  # noqa: E402
 
 mcp_app = MCPApp()
+# The engine that checks proposed apps (rooms/jsengine.py) takes ~150 ms to start: pay that
+# now, in a thread of its own, not in the first proposal.
+warm_in_background()
 
 
 def http(scope, receive, send):
