@@ -96,6 +96,9 @@ class Engine:
             try:
                 racer.eval(probe, timeout_sec=timeout)
             except JSEvalException as exc:
+                if racer.was_hard_memory_limit_reached():
+                    self._replace()
+                    return None
                 report = str(exc)
                 return None if report.startswith("undefined:1: 0") else report
         return None

@@ -15,6 +15,7 @@ JavaScript once compiled, their imports resolve, their JSON parses. A file nothi
 runs, so its imports are not held against the app; it is named in a warning instead.
 """
 
+import json
 import re
 from collections import deque
 from dataclasses import dataclass, field
@@ -210,7 +211,7 @@ def missing_file(files: dict[str, str], spec: str, base: str) -> str:
 
 
 def syntax_problem(path: str, source: str, message: str, code: str) -> Problem:
-    line, column = syntax_position(source, code, message)
+    line, column = syntax_position(source, code)
     fix = "the Room runs each file as a function, not as an ES module: " + (
         "move the await into an async function (e.g. inside useEffect)"
         if message.startswith("await is only valid")
@@ -224,7 +225,7 @@ REPORT_LINE = re.compile(r"^undefined:(\d+): ")
 WRAPPER_PREFIX = len("(function (require, module, exports) {")
 
 
-def syntax_position(source: str, code: str, message: str) -> tuple[int, int]:
+def syntax_position(source: str, code: str) -> tuple[int, int]:
     """Where V8 stops on the compiled `code`, as a source line and column. Sucrase keeps lines
     where they were, so the line is exact; the column is the same text found on that line."""
     report = engine.syntax_report(code, timeout=CHECK_BASE_SECONDS + len(code) / 1_000_000)
@@ -249,20 +250,12 @@ def json_problem(path: str, text: str, error: dict) -> Problem:
     line, column = error["line"], error["column"]
     if line is None:
         line, column = json_position(text)
-    message = error["message"]
-    return Problem(
-        path,
-        line,
-        column,
-        f"invalid JSON: {message}; fix it (JSON takes no comments, "
-        "trailing commas or single quotes)",
-    )
+    fix = "fix it (JSON takes no comments, trailing commas or single quotes)"
+    return Problem(path, line, column, f"invalid JSON: {error['message']}; {fix}")
 
 
 def json_position(text: str) -> tuple[int, int]:
     # V8 gives no position for some errors; Python's parser finds the same spot for them.
-    import json
-
     try:
         json.loads(text, parse_constant=lambda name: None)
     except json.JSONDecodeError as exc:
