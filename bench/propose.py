@@ -4,6 +4,9 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench .venv/bin/python bench/propose.py
 
 Starts uvicorn on a free 127.0.0.1 port with a fresh database, seeds the demo, then prints:
+- what the runnable check (rooms/runnable.py: the Room's Sucrase in embedded V8) adds to a
+  proposal, measured in this process: the engine's cold start, its memory, and p50/p95 for the
+  2-file and the 21-file app (goal: p50 at most 20 ms for 21 files);
 - proposals/s through the REST API for the 2-file standup timer and a 21-file app;
 - 1,000 proposals with 5% of responses dropped after the server acted, retried by three client
   styles (content-derived key, same key on retry, fresh random key per attempt): owner cards,
@@ -57,13 +60,63 @@ def app_files(i: int, count: int) -> dict[str, str]:
     from rooms.demo import standup_timer_files
 
     files = standup_timer_files()
-    files["src/App.tsx"] += f"\n// variant {i}\n"
-    for n in range(count - 2):
+    parts = range(count - 2)
+    # The entry loads every part, so the check walks the whole app, as the frame would.
+    imports = "".join(f"import {{Part{n}}} from './components/Part{n}';\n" for n in parts)
+    uses = ", ".join(f"Part{n}" for n in parts)
+    files["src/App.tsx"] = imports + files["src/App.tsx"] + f"\n// variant {i}: {uses}\n"
+    files["src/App.tsx"] += f"export const parts = [{uses}];\n" if uses else ""
+    for n in parts:
         files[f"src/components/Part{n}.tsx"] = (
             f"export function Part{n}() {{\n  return <section>Part {n} of app {i}</section>;\n}}\n"
-            * 8
+            + "".join(
+                f"export function Part{n}x{k}() {{\n  return <p>Part {n}.{k} of app {i}</p>;\n}}\n"
+                for k in range(7)
+            )
         )
     return files
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def check_cost(total: int) -> None:
+    """What rooms.runnable.check_app costs in this process: start, memory, per-app time."""
+    from rooms import jsengine, runnable
+
+    before = rss_mb()
+    started = time.perf_counter()
+    import py_mini_racer  # noqa: F401
+
+    imported = time.perf_counter()
+    jsengine.engine.warm()
+    warmed = time.perf_counter()
+    print(
+        f"runnable check: engine start {(warmed - started) * 1000:.0f} ms (import "
+        f"{(imported - started) * 1000:.0f} ms, context + bundles + first check "
+        f"{(warmed - imported) * 1000:.0f} ms), RSS +{rss_mb() - before:.0f} MB"
+    )
+    print(f"{'app':>12} {'checks':>10} {'p50 ms':>8} {'p95 ms':>8} {'code KB':>8}")
+    for count in (2, 21):
+        apps = [app_files(i, count) for i in range(total)]
+        times = []
+        for files in apps:
+            t = time.perf_counter()
+            verdict = runnable.check_app(files)
+            times.append(time.perf_counter() - t)
+            assert verdict.runs and not verdict.unused, verdict
+        times.sort()
+        size = sum(len(text) for text in apps[0].values()) / 1024
+        print(
+            f"{str(count) + ' files':>12} {total:>10} {statistics.median(times) * 1000:>8.1f} "
+            f"{times[int(len(times) * 0.95) - 1] * 1000:>8.1f} {size:>8.1f}"
+        )
+    print(f"RSS after {2 * total} checks: +{rss_mb() - before:.0f} MB")
+    print()
 
 
 def throughput(base, room_id, token, file_count, total, concurrency=8):
@@ -152,6 +205,7 @@ def main():
     parser.add_argument("--large", type=int, default=100, help="21-file proposals to time")
     parser.add_argument("--lost", type=int, default=1000, help="proposals in the lost-response run")
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--checks", type=int, default=200, help="runnable checks to time")
     args = parser.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="osf-bench-")
@@ -174,6 +228,7 @@ def main():
     from rooms.models import Room
 
     token = seed["agent_tokens"]["write"]
+    check_cost(args.checks)  # before the server starts: nothing else competes for the CPU
     server, base = start_uvicorn(
         env=env,
         cwd=ROOT,

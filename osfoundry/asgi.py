@@ -26,6 +26,7 @@ from osfoundry.http import (  # noqa: E402
 )
 from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH, MCP_PATH, MCPApp  # noqa: E402
 from osfoundry.mcp.tooling import collect_tools  # noqa: E402
+from rooms.jsengine import warm_in_background  # noqa: E402
 from rooms.routing import websocket_urlpatterns  # noqa: E402
 
 # One tool registry behind both doors of the MCP endpoint (osfoundry/mcp/protocol.py).
@@ -34,6 +35,9 @@ mcp_apps = {
     MCP_PATH: MCPApp(mcp_tools, path=MCP_PATH, is_discovery_open=False),
     EXTERNAL_MCP_PATH: MCPApp(mcp_tools, path=EXTERNAL_MCP_PATH, is_discovery_open=True),
 }
+# The engine that checks proposed apps (rooms/jsengine.py) takes ~150 ms to start: pay that
+# now, in a thread of its own, not in the first proposal.
+warm_in_background()
 
 
 def http(scope, receive, send):

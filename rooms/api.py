@@ -1,3 +1,4 @@
+from django.conf import settings
 from ninja import Query, Router, Schema, Status
 
 from osfoundry.api_auth import bearer, principal_with
@@ -11,11 +12,11 @@ router = Router(tags=["rooms"], auth=bearer)
 
 # What to do after proposing, in this interface's terms: the REST routes to wait with.
 WAIT_FOR_APPROVAL = (
-    "The proposal is pending: nothing is in the Room until its owner approves it under "
-    '"Connected → Needs your approval". Cheapest way to wait: end your turn and ask the owner '
-    "to approve, then read GET /api/v1/proposals/{proposal_id} once. Only if you have other "
-    "work, poll it (or GET /api/v1/rooms/{room_id}/events?after_sequence=N) with capped backoff "
-    "(10 s doubling to 5 min)."
+    "The proposal is pending: nothing is in the Room until its owner approves it. Cheapest way "
+    "to wait: end your turn and ask the owner to review it at review_url (or under "
+    '"Connected → Needs your approval"), then read GET /api/v1/proposals/{proposal_id} once. '
+    "Only if you have other work, poll it (or GET /api/v1/rooms/{room_id}/events?after_sequence=N)"
+    " with capped backoff (10 s doubling to 5 min)."
 )
 
 
@@ -71,7 +72,7 @@ def propose_snippet(request, room_id: str, payload: SnippetProposalIn):
         files=payload.files,
         idempotency_key=payload.idempotency_key,
     )
-    return proposal_response(result)
+    return proposal_response(request, result)
 
 
 @router.post(
@@ -89,11 +90,22 @@ def propose_repo_version(request, room_id: str, payload: RepoProposalIn):
         version_id=payload.version_id,
         idempotency_key=payload.idempotency_key,
     )
-    return proposal_response(result)
+    return proposal_response(request, result)
 
 
-def proposal_response(result: services.ProposalResult) -> Status:
+def review_url(request, proposal) -> str:
+    """The card's absolute URL, for the agent to give its person: on PUBLIC_ORIGIN when set."""
+    path = proposal.get_absolute_url()
+    return (
+        settings.PUBLIC_ORIGIN + path
+        if settings.PUBLIC_ORIGIN
+        else request.build_absolute_uri(path)
+    )
+
+
+def proposal_response(request, result: services.ProposalResult) -> Status:
     data = result.as_dict()
+    data["review_url"] = review_url(request, result.proposal)
     if result.proposal.is_pending:
         data["next_step"] = WAIT_FOR_APPROVAL.format(
             proposal_id=data["proposal_id"], room_id=data["room_id"]
@@ -105,7 +117,7 @@ def proposal_response(result: services.ProposalResult) -> Status:
 def read_proposal(request, proposal_id: str):
     principal = principal_with(request, READ)
     proposal = access.get_proposal_for_user(principal.user, proposal_id)
-    return proposal.as_dict()
+    return {**proposal.as_dict(), "review_url": review_url(request, proposal)}
 
 
 @router.get("/rooms/{room_id}/events", summary="Room events after a sequence")

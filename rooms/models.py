@@ -4,6 +4,7 @@ from typing import TYPE_CHECKING, TypeGuard
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.urls import reverse
 
 from osfoundry.idempotency import IdempotencyKey
 
@@ -194,6 +195,10 @@ class Proposal(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.get_status_display()})"
+
+    def get_absolute_url(self) -> str:
+        """The review card in the owner's console."""
+        return reverse("rooms:proposal", args=[self.pk])
 
     @property
     def is_pending(self) -> bool:

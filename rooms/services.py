@@ -4,7 +4,7 @@ Who may see what is in rooms/access.py; the snippet rules themselves (paths, siz
 are in rooms/snippets.py.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from django.db import transaction
@@ -16,7 +16,7 @@ from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound, refuse
 from osfoundry.idempotency import IdempotentRequest, canonical_hash, key_problems
 from osfoundry.schemas import MAX_PAGE
 
-from . import events
+from . import events, runchecks
 from .access import get_app_for_user, get_room_for_user, parse_uuid
 from .gitimport import read_commit
 from .models import (
@@ -28,6 +28,7 @@ from .models import (
     RepositoryVersion,
     Room,
 )
+from .runnable import RunCheck
 from .snippets import name_problems, snippet_problems, text_bytes
 
 # A card with more files than this still works, but warns that the app belongs in a repository.
@@ -50,6 +51,7 @@ class ProposalResult:
     proposal: Proposal
     replay: bool = False  # the same key and arguments were seen before: nothing new stored
     duplicate_of_pending: bool = False  # identical content was already pending: same card
+    warnings: tuple[str, ...] = ()  # what the proposer should know that did not stop it
 
     @property
     def is_new(self) -> bool:
@@ -61,6 +63,7 @@ class ProposalResult:
         data = self.proposal.as_dict()
         data["replay"] = self.replay
         data["duplicate_of_pending"] = self.duplicate_of_pending
+        data["warnings"] = list(self.warnings)
         if self.replay:
             data["note"] = "Replay: this idempotency_key was already used with these arguments."
         elif self.duplicate_of_pending:
@@ -82,10 +85,14 @@ def propose_snippet(
         {"op": "snippet", "room_id": str(room.pk), "name": name, "files": files},
     )
     if (previous := request.previous()) is not None:
-        return ProposalResult(previous, replay=True)
+        return with_warnings(ProposalResult(previous, replay=True))
     name = check_name(name)
+    # Text the rules accept, compiled as the Room will run it (after the replay: a retry of a
+    # proposal that was accepted is answered without compiling it again).
+    check = runchecks.check_snippet(files)
+    runchecks.refuse_unless_runnable([], check)
     content = {"kind": "snippet", "name": name, "files": files}
-    return store_proposal(
+    result = store_proposal(
         request,
         room=room,
         fields={
@@ -97,6 +104,7 @@ def propose_snippet(
             "total_bytes": sum(text_bytes(text) for text in files.values()),
         },
     )
+    return with_warnings(result, check)
 
 
 def propose_repo_version(
@@ -123,11 +131,13 @@ def propose_repo_version(
         },
     )
     if (previous := request.previous()) is not None:
-        return ProposalResult(previous, replay=True)
+        return with_warnings(ProposalResult(previous, replay=True))
     name = check_name(name)
     version = get_version_in_project(room.project, repository_id, version_id)
+    check = runchecks.check_version(version)
+    runchecks.refuse_unless_runnable([], check)
     content = {"kind": "repo", "name": name, "version_id": str(version.pk)}
-    return store_proposal(
+    result = store_proposal(
         request,
         room=room,
         fields={
@@ -139,6 +149,12 @@ def propose_repo_version(
             "total_bytes": sum(text_bytes(text or "") for text in version.files.values()),
         },
     )
+    return with_warnings(result, check)
+
+
+def with_warnings(result: ProposalResult, check: RunCheck | None = None) -> ProposalResult:
+    warnings = runchecks.proposal_warnings(result.proposal, check, CARD_FILES_WARNING)
+    return replace(result, warnings=tuple(warnings))
 
 
 def get_version_in_project(

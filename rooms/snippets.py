@@ -14,7 +14,7 @@ from osfoundry.errors import Problem, Unavailable
 from osfoundry.text import one_line_problems, visible
 
 from .characters import content_problems, path_character_problem
-from .models import Proposal
+from .models import Proposal, RepositoryVersion
 
 SNIPPET_ENTRY = "src/App.tsx"
 MAX_PATH_CHARS = 255
@@ -151,13 +151,7 @@ def runnable_files(*, proposal: Proposal) -> dict[str, str]:
         return dict(proposal.files)
     version = proposal.repository_version
     assert version is not None  # a repo proposal always names one (a database constraint)
-    files = {
-        path: text
-        for path, text in version.files.items()
-        if isinstance(text, str)
-        and path.startswith(RUNNABLE_FOLDER)
-        and path.endswith(RUNNABLE_SUFFIXES)
-    }
+    files = version_app_files(version)
     if SNIPPET_ENTRY not in files:
         raise Unavailable(
             f"{version} has no {SNIPPET_ENTRY}, so the Room cannot run it in a tab: the runtime "
@@ -172,3 +166,15 @@ def runnable_files(*, proposal: Proposal) -> dict[str, str]:
             code="not_runnable",
         )
     return files
+
+
+def version_app_files(version: RepositoryVersion) -> dict[str, str]:
+    """What the Room runs of a repository version: its src/ folder, the runtime's file types
+    only, binary files left out."""
+    return {
+        path: text
+        for path, text in version.files.items()
+        if isinstance(text, str)
+        and path.startswith(RUNNABLE_FOLDER)
+        and path.endswith(RUNNABLE_SUFFIXES)
+    }

@@ -27,11 +27,11 @@ PROPOSES = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": Fal
 # What to do after proposing, in this interface's terms: MCP has no read_proposal, so wait
 # through list_room_apps or a poll_resource_events long-poll.
 WAIT_FOR_APPROVAL = (
-    "The proposal is pending: nothing is in the Room until its owner approves it under "
-    '"Connected → Needs your approval". Cheapest way to wait: end your turn and ask the owner '
-    "to approve, then call list_room_apps once. Only if you have other work, long-poll "
-    "poll_resource_events on the Room for proposal.approved/declined, or poll list_room_apps "
-    "with capped backoff (10 s doubling to 5 min)."
+    "The proposal is pending: nothing is in the Room until its owner approves it. Cheapest way "
+    "to wait: end your turn and ask the owner to review it at review_url (or under "
+    '"Connected → Needs your approval"), then call list_room_apps once. Only if you have other '
+    "work, long-poll poll_resource_events on the Room for proposal.approved/declined, or poll "
+    "list_room_apps with capped backoff (10 s doubling to 5 min)."
 )
 
 
@@ -55,8 +55,9 @@ def read_room_app_status(ctx: CallContext, args: AppArgs) -> dict:
     return app.as_dict()
 
 
-def proposal_result(result: services.ProposalResult) -> dict:
+def proposal_result(ctx: CallContext, result: services.ProposalResult) -> dict:
     data = result.as_dict()
+    data["review_url"] = ctx.origin + result.proposal.get_absolute_url()
     if result.proposal.is_pending:
         data["next_step"] = WAIT_FOR_APPROVAL
     return data
@@ -70,7 +71,7 @@ def propose_room_snippet_app(ctx: CallContext, args: SnippetArgs) -> dict:
         files=args.files,
         idempotency_key=args.idempotency_key,
     )
-    return proposal_result(result)
+    return proposal_result(ctx, result)
 
 
 def propose_room_repo_app(ctx: CallContext, args: RepoArgs) -> dict:
@@ -82,7 +83,7 @@ def propose_room_repo_app(ctx: CallContext, args: RepoArgs) -> dict:
         version_id=args.version_id,
         idempotency_key=args.idempotency_key,
     )
-    return proposal_result(result)
+    return proposal_result(ctx, result)
 
 
 async def poll_resource_events(ctx: CallContext, args: PollArgs) -> dict:
@@ -166,7 +167,9 @@ TOOLS = [
         name="propose_room_snippet_app",
         description=(
             "Prepare a Room snippet with source files. It appears in the cloud Room launcher "
-            "only after its owner reviews and approves the full code in osFoundry."
+            "only after its owner reviews and approves the full code in osFoundry. The Room "
+            "renders the default export of src/App.tsx; files import only each other (relative "
+            "paths) and react, react-dom, react-dom/client, react/jsx-runtime."
         ),
         arguments=SnippetArgs,
         scope=WRITE,

@@ -12,9 +12,10 @@ from django.views.decorators.http import require_GET, require_POST
 
 from osfoundry.errors import DomainError, Invalid, NotFound
 
-from . import access, services
+from . import access, runchecks, services
 from .highlight import file_anchor, file_views, highlight
 from .models import Proposal, Room
+from .runchecks import CARD_PROBLEMS
 
 
 def domain_error_status(error: DomainError) -> int:
@@ -97,6 +98,13 @@ def card_context(request, proposal: Proposal) -> dict:
         context["mixed_files"] = [f for f in files if f.reveal.words]
     else:
         context["version"] = proposal.repository_version
+        # What the Room will do with it; a version that cannot run is refused when proposed,
+        # so problems show only on cards stored before that check or under an older runtime.
+        check = runchecks.proposal_check(proposal)
+        context["run_check"] = check
+        context["run_summary"] = runchecks.summary(check)
+        context["run_problems"] = [str(problem) for problem in check.problems[:CARD_PROBLEMS]]
+        context["more_problems"] = max(0, len(check.problems) - CARD_PROBLEMS)
     return context
 
 

@@ -232,6 +232,7 @@ class MCPApp:
         limit_headers = await charge(principal.token_key)
         ctx = CallContext(
             principal=principal,
+            origin=request.origin,
             is_disconnected=watcher.is_disconnected,
             reauthenticate=partial(
                 authenticate_bearer, bearer(request), resource=self.resource(request)

@@ -27,6 +27,9 @@ class CallContext:
     # The call's token checked again (None: no longer valid); blocking, for a database thread.
     reauthenticate: Callable[[], Principal | None]
     is_disconnected: Callable[[], bool] = lambda: False
+    # This service's public origin (PUBLIC_ORIGIN, else where the request was sent): tools
+    # build absolute links for the agent's person with it.
+    origin: str = ""
     _after_response: list[Callable[[], Awaitable[None] | None]] = field(default_factory=list)
 
     def after_response(self, fn: Callable[[], Awaitable[None] | None]) -> None:

@@ -1,9 +1,39 @@
 """Small builders shared by the console tests."""
 
+from osfoundry.idempotency import canonical_hash
+from rooms.models import Proposal
 from rooms.services import propose_snippet
+from rooms.snippets import text_bytes
+
+# The smallest app the Room runs: its entry with a default export (tests/rooms/test_runnable_*).
+APP = "export default function App() {\n  return <p>Hello</p>;\n}\n"
 
 
 def propose(room, agent, files, *, key="key-00001", name="Standup timer"):
     return propose_snippet(
         caller=agent, room_id=str(room.pk), name=name, files=files, idempotency_key=key
     ).proposal
+
+
+def stored_unchecked(room, agent, *, files=None, version=None, name="Old app"):
+    """A pending proposal row written as proposals were before they were checked for running
+    (or under an older runtime): the only way an app that cannot run still reaches the Room's
+    frame and cards. For tests of what those do with one, never to get around the check."""
+    kind = Proposal.Kind.REPO if version else Proposal.Kind.SNIPPET
+    content = (
+        {"kind": "repo", "name": name, "version_id": str(version.pk)}
+        if version
+        else {"kind": "snippet", "name": name, "files": files}
+    )
+    stored_files = version.files if version else files
+    return Proposal.objects.create(
+        room=room,
+        proposed_by=agent,
+        kind=kind,
+        name=name,
+        files=files or {},
+        repository_version=version,
+        content_hash=canonical_hash(content),
+        file_count=len(stored_files),
+        total_bytes=sum(text_bytes(text or "") for text in stored_files.values()),
+    )

@@ -10,6 +10,7 @@ from django.test import Client
 from playwright.sync_api import expect
 
 from rooms.services import approve_proposal, propose_snippet
+from tests.rooms.helpers import stored_unchecked
 
 SNIPPETS = Path(__file__).parent / "snippets"
 FRAME = "iframe.osf-app-frame"
@@ -57,6 +58,19 @@ def propose(room, agent, files, *, name="App", key=None):
 @off_the_browser_loop
 def approved_app(room, agent, files, *, name="App"):
     proposal = propose.__wrapped__(room, agent, files, name=name)
+    return approve_proposal(owner=room.owner, proposal_id=proposal.pk)
+
+
+@off_the_browser_loop
+def unchecked_proposal(room, agent, files, *, name="App"):
+    """An app that cannot run, as a proposal stored before proposals were checked for running:
+    for the tests of how the frame reports compile and module errors (see helpers.py)."""
+    return stored_unchecked(room, agent, files=files, name=name)
+
+
+@off_the_browser_loop
+def approved_unchecked_app(room, agent, files, *, name="App"):
+    proposal = stored_unchecked(room, agent, files=files, name=name)
     return approve_proposal(owner=room.owner, proposal_id=proposal.pk)
 
 

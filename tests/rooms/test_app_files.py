@@ -5,6 +5,7 @@ from django.urls import reverse
 
 from rooms.models import Repository, RepositoryVersion
 from rooms.services import approve_proposal, propose_repo_version, propose_snippet
+from tests.rooms.helpers import stored_unchecked
 
 
 def approve_snippet(room, agent, owner, files, name="Standup timer"):
@@ -79,7 +80,16 @@ def test_repository_version_runs_from_its_src_folder(client, room, agent, owner,
 
 
 def test_repository_version_without_entry_says_why(client, room, agent, owner):
-    app = approve_repo(room, agent, owner, {"index.html": "<p>hi</p>", "src/main.ts": "1"})
+    # Such a version is refused when proposed (tests/rooms/test_runnable_proposals.py); one
+    # approved before that check still gets a clear answer instead of a broken tab.
+    repository = Repository.objects.create(project=room.project, name="site")
+    version = RepositoryVersion.objects.create(
+        repository=repository,
+        commit_hash="b" * 40,
+        files={"index.html": "<p>hi</p>", "src/main.ts": "1"},
+    )
+    proposal = stored_unchecked(room, agent, version=version)
+    app = approve_proposal(owner=owner, proposal_id=proposal.pk)
     client.force_login(owner)
     response = client.get(files_url(app))
     assert response.status_code == 409

@@ -5,6 +5,7 @@ and decides on the card; the tab appears live in a member's open Room page. Scre
 the git-ignored artifacts/ folder.
 """
 
+import json
 import os
 import re
 from pathlib import Path
@@ -208,7 +209,12 @@ def test_html_and_script_in_a_proposal_render_inert(
     from playwright.sync_api import expect
 
     payload = '<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>'
-    evil = {**files, f"src/{payload}.tsx": payload, "src/App.tsx": files["src/App.tsx"] + payload}
+    # Runnable code that carries the payload: a proposal that cannot run is never stored.
+    evil = {
+        **files,
+        f"src/{payload}.tsx": f"export const html = {json.dumps(payload)};\n",
+        "src/App.tsx": files["src/App.tsx"] + f"\n// {payload}\n",
+    }
     inbox = login(browser, uvicorn_server, "owner")
     dialogs = []
     inbox.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))

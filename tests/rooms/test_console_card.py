@@ -1,5 +1,7 @@
 """The snippet review card: SPEC §5 texts, navigation, guards and who may open it."""
 
+import json
+
 from django.urls import reverse
 
 from rooms.highlight import file_anchor
@@ -46,7 +48,12 @@ def test_many_files_warn_that_the_app_belongs_in_a_repository(client, owner, roo
 
 def test_html_in_file_names_and_contents_renders_inert(client, owner, room, agent, files):
     payload = '<script>alert("x")</script><img src=x onerror=alert(1)>'
-    evil = {**files, f"src/{payload}.tsx": payload, "src/App.tsx": files["src/App.tsx"] + payload}
+    # Runnable code that carries the payload: a proposal that cannot run is never stored.
+    evil = {
+        **files,
+        f"src/{payload}.tsx": f"export const html = {json.dumps(payload)};\n",
+        "src/App.tsx": files["src/App.tsx"] + f"\n// {payload}\n",
+    }
     proposal = propose(room, agent, evil, name=payload)
     html = card(client, owner, proposal).content.decode()
     assert "<script>alert" not in html

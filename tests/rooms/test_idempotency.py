@@ -8,6 +8,7 @@ from django.db import connection
 from osfoundry.errors import Conflict
 from rooms.models import Proposal, ProposalKey, RoomEvent
 from rooms.services import propose_repo_version, propose_snippet
+from tests.rooms.helpers import APP
 
 
 def propose(room, agent, files, key, name="Standup timer"):
@@ -46,7 +47,9 @@ def test_keys_are_scoped_per_operation(room, agent, files, project):
     from rooms.models import Repository, RepositoryVersion
 
     repo = Repository.objects.create(project=project, name="r")
-    version = RepositoryVersion.objects.create(repository=repo, commit_hash="a" * 40, files={})
+    version = RepositoryVersion.objects.create(
+        repository=repo, commit_hash="a" * 40, files={"src/App.tsx": APP}
+    )
     propose(room, agent, files, "key-000001")
     result = propose_repo_version(
         caller=agent,

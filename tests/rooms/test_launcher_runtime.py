@@ -9,6 +9,7 @@ from tests.rooms.runtime_support import (
     APP_AREA,
     FRAME,
     approved_app,
+    approved_unchecked_app,
     log_in,
     open_tab,
     snippet_files,
@@ -51,7 +52,7 @@ def test_standup_timer_opens_from_the_launcher_and_works(
 def test_syntax_error_is_shown_in_the_frame_and_reported_on_the_page(
     page, context, live_server_url, room, owner, agent
 ):
-    app = approved_app(room, agent, snippet_files("syntax"), name="Broken")
+    app = approved_unchecked_app(room, agent, snippet_files("syntax"), name="Broken")
     log_in(context, live_server_url, owner)
     frame = open_tab(page, live_server_url, app)
     wait_state(page, "error")
@@ -65,7 +66,7 @@ def test_syntax_error_is_shown_in_the_frame_and_reported_on_the_page(
 def test_unknown_package_is_refused_with_a_clear_message(
     page, context, live_server_url, room, owner, agent
 ):
-    app = approved_app(room, agent, snippet_files("lodash"), name="Lodash")
+    app = approved_unchecked_app(room, agent, snippet_files("lodash"), name="Lodash")
     log_in(context, live_server_url, owner)
     frame = open_tab(page, live_server_url, app)
     wait_state(page, "error")

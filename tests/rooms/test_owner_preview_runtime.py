@@ -4,7 +4,14 @@ import pytest
 from playwright.sync_api import expect
 
 from rooms.models import Proposal
-from tests.rooms.runtime_support import FRAME, log_in, propose, snippet_files, status_lines
+from tests.rooms.runtime_support import (
+    FRAME,
+    log_in,
+    propose,
+    snippet_files,
+    status_lines,
+    unchecked_proposal,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -46,7 +53,7 @@ def test_preview_has_no_storage(page, context, live_server_url, room, owner, age
 
 
 def test_preview_shows_a_syntax_error_as_text(page, context, live_server_url, room, owner, agent):
-    proposal = propose(room, agent, snippet_files("syntax"), name="Broken")
+    proposal = unchecked_proposal(room, agent, snippet_files("syntax"), name="Broken")
     log_in(context, live_server_url, owner)
     page.goto(f"{live_server_url}/proposals/{proposal.pk}/")
     page.get_by_role("button", name="Preview").click()

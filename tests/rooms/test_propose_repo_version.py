@@ -5,13 +5,14 @@ import pytest
 from osfoundry.errors import Invalid, NotFound
 from rooms.models import Project, Proposal, Repository, RepositoryVersion
 from rooms.services import import_repo_version, propose_repo_version
+from tests.rooms.helpers import APP
 
 
 @pytest.fixture
 def version(project):
     repo = Repository.objects.create(project=project, name="timer")
     return RepositoryVersion.objects.create(
-        repository=repo, commit_hash="c" * 40, files={"src/App.tsx": "x", "logo.png": None}
+        repository=repo, commit_hash="c" * 40, files={"src/App.tsx": APP, "logo.png": None}
     )
 
 

@@ -10,6 +10,7 @@ from osfoundry import wakeups
 from rooms import services
 from rooms.models import Proposal, Room
 from tests.mcpclient import call_tool, connect
+from tests.rooms.helpers import APP
 
 
 def propose(room, agent, files, key="key-00001"):
@@ -141,7 +142,7 @@ def test_propose_repo_version(asgi_server, room, agent, token_factory):
 
     repository = Repository.objects.create(project=room.project, name="timer")
     version = RepositoryVersion.objects.create(
-        repository=repository, commit_hash="a" * 40, files={"src/App.tsx": "x"}
+        repository=repository, commit_hash="a" * 40, files={"src/App.tsx": APP}
     )
     result = call_tool(
         asgi_server.mcp_url,

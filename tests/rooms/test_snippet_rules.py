@@ -100,7 +100,7 @@ def test_refused_snippet_stores_nothing(room, agent):
             caller=agent,
             room_id=str(room.pk),
             name="Bad",
-            files={"src/App.tsx": "x", "/etc/hosts": "y"},
+            files={**ENTRY, "/etc/hosts": "y"},
             idempotency_key="key-bad-01",
         )
     assert error.value.field == "files./etc/hosts"

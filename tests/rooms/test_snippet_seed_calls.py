@@ -7,6 +7,7 @@ import pytest
 
 from rooms.models import Proposal
 from tests.mcpclient import call_tool
+from tests.rooms.helpers import APP
 
 LONG_NAME = "n" * 201
 
@@ -25,9 +26,9 @@ def arguments(room, files, changes=None):
     "change, expected",
     [
         ({"files": {"src/main.tsx": "x"}}, "src/App.tsx missing"),
-        ({"files": {"src/App.tsx": "x", "/etc/hosts": "x"}}, "unsafe path '/etc/hosts'"),
-        ({"files": {"src/App.tsx": "x", "src/../../x.ts": "x"}}, "unsafe path 'src/../../x.ts'"),
-        ({"files": {"src/App.tsx": "x", "src\\x.ts": "x"}}, "unsafe path 'src\\\\x.ts'"),
+        ({"files": {"src/App.tsx": APP, "/etc/hosts": "x"}}, "unsafe path '/etc/hosts'"),
+        ({"files": {"src/App.tsx": APP, "src/../../x.ts": "x"}}, "unsafe path 'src/../../x.ts'"),
+        ({"files": {"src/App.tsx": APP, "src\\x.ts": "x"}}, "unsafe path 'src\\\\x.ts'"),
         ({"name": LONG_NAME}, "name: is too long: 201 characters, at most 200 allowed"),
         ({"idempotency_key": "k" * 7}, "idempotency_key: is too short: 7 characters, at least 8"),
         ({"visibility": "public"}, "visibility: unknown field; remove it"),

@@ -1,5 +1,5 @@
-"""The vendored snippet runtime and Swagger UI (static/vendor/) are exactly what VERSIONS.json
-records.
+"""The vendored files are exactly what each folder's VERSIONS.json records: the browser bundles
+and Swagger UI in static/vendor/, and the server's own (Sucrase's tokenizer) in rooms/js/vendor/.
 
 Rebuild with `cd tools/snippet-runtime && npm ci && npm run build` and
 `cd tools/swagger-ui && npm ci && npm run build`; this test needs no Node.
@@ -9,38 +9,46 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
 from django.conf import settings
 
 VENDOR = Path(settings.BASE_DIR) / "static" / "vendor"
+SERVER_VENDOR = Path(settings.BASE_DIR) / "rooms" / "js" / "vendor"
 SWAGGER_TOOL = Path(settings.BASE_DIR) / "tools" / "swagger-ui"
 SWAGGER_FILES = {"swagger-ui-bundle.js", "swagger-ui.css", "swagger-ui.css.map"}
+BUNDLES = {
+    VENDOR: {"react/react.js", "sucrase/sucrase.js"} | {f"swagger-ui/{n}" for n in SWAGGER_FILES},
+    SERVER_VENDOR: {"sucrase-parser/sucrase-parser.js"},
+}
+FOLDERS = pytest.mark.parametrize("vendor", list(BUNDLES), ids=["static", "server"])
 
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def versions() -> dict:
-    return json.loads((VENDOR / "VERSIONS.json").read_text())["files"]
+def versions(vendor: Path) -> dict:
+    return json.loads((vendor / "VERSIONS.json").read_text())["files"]
 
 
-def test_every_bundle_exists_and_matches_its_recorded_hash():
-    recorded = versions()
-    swagger = {f"swagger-ui/{name}" for name in SWAGGER_FILES}
-    assert set(recorded) == {"react/react.js", "sucrase/sucrase.js"} | swagger
+@FOLDERS
+def test_every_bundle_exists_and_matches_its_recorded_hash(vendor):
+    recorded = versions(vendor)
+    assert set(recorded) == BUNDLES[vendor]
     for name, entry in recorded.items():
-        path = VENDOR / name
-        assert path.is_file(), f"{name} is missing; rebuild tools/snippet-runtime"
+        path = vendor / name
+        assert path.is_file(), f"{name} is missing; rebuild it (see this module's docstring)"
         assert path.stat().st_size == entry["bytes"], name
         assert sha256(path) == entry["sha256"], f"{name} differs from VERSIONS.json"
         assert entry["packages"], name
 
 
-def test_every_bundled_package_has_its_license_file():
-    for name, entry in versions().items():
+@FOLDERS
+def test_every_bundled_package_has_its_license_file(vendor):
+    for name, entry in versions(vendor).items():
         licensed = set()
         for license_entry in entry["licenses"]:
-            path = VENDOR / license_entry["file"]
+            path = vendor / license_entry["file"]
             assert path.is_file(), f"{license_entry['file']} is missing"
             assert path.read_text().strip(), f"{license_entry['file']} is empty"
             assert sha256(path) == license_entry["sha256"], license_entry["file"]
@@ -48,13 +56,14 @@ def test_every_bundled_package_has_its_license_file():
         assert licensed == set(entry["packages"]), f"{name}: packages without a LICENSE file"
 
 
-def test_no_unrecorded_files_in_the_vendor_folder():
-    recorded = set(versions())
-    for entry in versions().values():
+@FOLDERS
+def test_no_unrecorded_files_in_the_vendor_folder(vendor):
+    recorded = set(versions(vendor))
+    for entry in versions(vendor).values():
         recorded |= {license_entry["file"] for license_entry in entry["licenses"]}
     present = {
-        p.relative_to(VENDOR).as_posix()
-        for p in VENDOR.rglob("*")
+        p.relative_to(vendor).as_posix()
+        for p in vendor.rglob("*")
         if p.is_file() and p.name != "VERSIONS.json"
     }
     assert present == recorded
@@ -68,7 +77,7 @@ def test_swagger_ui_is_the_pinned_package_copied_unchanged():
     locked = lock["packages"]["node_modules/swagger-ui-dist"]
     assert locked["version"] == version
     for name in SWAGGER_FILES:
-        entry = versions()[f"swagger-ui/{name}"]
+        entry = versions(VENDOR)[f"swagger-ui/{name}"]
         assert entry["packages"] == {"swagger-ui-dist": version}
         assert entry["integrity"] == locked["integrity"]
         assert entry["copied_from"] == f"swagger-ui-dist@{version}/{name} (unchanged)"

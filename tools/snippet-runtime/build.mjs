@@ -1,8 +1,9 @@
-// Builds the vendored browser bundles for the snippet runtime:
-//   ../../static/vendor/sucrase/sucrase.js   (window.Sucrase)
-//   ../../static/vendor/react/react.js       (window.OsfReact)
-// plus the LICENSE of every npm package that ends up inside a bundle and
-// ../../static/vendor/VERSIONS.json (packages, exact versions, sha256).
+// Builds the vendored bundles for the snippet runtime:
+//   ../../static/vendor/sucrase/sucrase.js          (window.Sucrase, served to the app frame)
+//   ../../static/vendor/react/react.js              (window.OsfReact, served to the app frame)
+//   ../../rooms/js/vendor/sucrase-parser/sucrase-parser.js  (OsfSucraseParser, server only)
+// plus the LICENSE of every npm package that ends up inside a bundle and a VERSIONS.json in
+// each output folder (packages, exact versions, sha256).
 //
 // Usage: npm ci && npm run build
 // The output is deterministic: rebuilding from the same lock file gives
@@ -14,11 +15,14 @@ import {fileURLToPath} from "node:url";
 import * as esbuild from "esbuild";
 
 const here = dirname(fileURLToPath(import.meta.url));
+// Browser bundles go where collectstatic finds them; the server's own stay out of static/.
 const vendorDir = resolve(here, "../../static/vendor");
+const serverVendorDir = resolve(here, "../../rooms/js/vendor");
 
 const bundles = [
   {
     name: "sucrase",
+    root: vendorDir,
     entry: "src/sucrase-entry.js",
     out: "sucrase/sucrase.js",
     // The bundle's own package keeps the plain LICENSE name; its dependencies
@@ -27,9 +31,17 @@ const bundles = [
   },
   {
     name: "react",
+    root: vendorDir,
     entry: "src/react-entry.js",
     out: "react/react.js",
     primary: null, // LICENSE-react, LICENSE-react-dom, LICENSE-scheduler
+  },
+  {
+    name: "sucrase-parser",
+    root: serverVendorDir,
+    entry: "src/sucrase-parser-entry.js",
+    out: "sucrase-parser/sucrase-parser.js",
+    primary: "sucrase",
   },
 ];
 
@@ -57,7 +69,7 @@ function licenseFileOf(pkg) {
 }
 
 async function buildOne(bundle) {
-  const outFile = join(vendorDir, bundle.out);
+  const outFile = join(bundle.root, bundle.out);
   const outDir = dirname(outFile);
   // Only this bundle's folder is replaced, so stale licence files disappear
   // and other vendored libraries under static/vendor are left alone.
@@ -90,7 +102,7 @@ async function buildOne(bundle) {
     packages[pkg] = meta.version;
     const licenseName = pkg === bundle.primary ? "LICENSE" : `LICENSE-${pkg.replace(/^@/, "").replace("/", "-")}`;
     copyFileSync(licenseFileOf(pkg), join(outDir, licenseName));
-    licenses.push({file: relative(vendorDir, join(outDir, licenseName)), package: pkg, license: meta.license});
+    licenses.push({file: relative(bundle.root, join(outDir, licenseName)), package: pkg, license: meta.license});
   }
 
   const bytes = readFileSync(outFile);
@@ -100,12 +112,13 @@ async function buildOne(bundle) {
     throw new Error(`${bundle.out} still references process.env`);
   }
   return {
+    root: bundle.root,
     file: bundle.out,
     entry: {
       packages,
       sha256: sha256(bytes),
       bytes: bytes.length,
-      licenses: licenses.map((l) => ({...l, sha256: sha256(readFileSync(join(vendorDir, l.file)))})),
+      licenses: licenses.map((l) => ({...l, sha256: sha256(readFileSync(join(bundle.root, l.file)))})),
     },
   };
 }
@@ -113,15 +126,17 @@ async function buildOne(bundle) {
 const results = [];
 for (const bundle of bundles) results.push(await buildOne(bundle));
 
-// Merge into VERSIONS.json so entries for other vendored files survive.
-const versionsPath = join(vendorDir, "VERSIONS.json");
-const versions = existsSync(versionsPath) ? JSON.parse(readFileSync(versionsPath, "utf8")) : {};
-versions.files = versions.files || {};
-for (const {file, entry} of results) {
-  versions.files[file] = {...entry, built_by: "tools/snippet-runtime (npm ci && npm run build)", esbuild: esbuild.version};
+// Merge into each folder's VERSIONS.json so entries for other vendored files survive.
+for (const root of new Set(results.map((r) => r.root))) {
+  const versionsPath = join(root, "VERSIONS.json");
+  const versions = existsSync(versionsPath) ? JSON.parse(readFileSync(versionsPath, "utf8")) : {};
+  versions.files = versions.files || {};
+  for (const {file, entry} of results.filter((r) => r.root === root)) {
+    versions.files[file] = {...entry, built_by: "tools/snippet-runtime (npm ci && npm run build)", esbuild: esbuild.version};
+  }
+  const sorted = Object.fromEntries(Object.keys(versions.files).sort().map((k) => [k, versions.files[k]]));
+  writeFileSync(versionsPath, JSON.stringify({...versions, files: sorted}, null, 2) + "\n");
 }
-const sorted = Object.fromEntries(Object.keys(versions.files).sort().map((k) => [k, versions.files[k]]));
-writeFileSync(versionsPath, JSON.stringify({...versions, files: sorted}, null, 2) + "\n");
 
 for (const {file, entry} of results) {
   console.log(`${file}  ${entry.bytes} bytes  sha256 ${entry.sha256}`);

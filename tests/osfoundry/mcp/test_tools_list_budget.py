@@ -49,9 +49,12 @@ def test_snippet_tool_publishes_the_contract_exactly():
         if t["name"] == "propose_room_snippet_app"
     )
     assert tool["inputSchema"] == SNIPPET_SCHEMA
+    # SPEC §3's text exactly, then the one sentence that spares agents a failed proposal.
     assert tool["description"] == (
         "Prepare a Room snippet with source files. It appears in the cloud Room launcher only "
-        "after its owner reviews and approves the full code in osFoundry."
+        "after its owner reviews and approves the full code in osFoundry. The Room renders the "
+        "default export of src/App.tsx; files import only each other (relative paths) and "
+        "react, react-dom, react-dom/client, react/jsx-runtime."
     )
     assert tool["annotations"] == {
         "readOnlyHint": False,

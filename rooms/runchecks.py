@@ -1,0 +1,114 @@
+"""The runnable check (rooms/runnable.py) as proposals, their results and the cards use it.
+
+A snippet is checked when it is proposed; a repository version's verdict is cached by version
+(a pinned version never changes) and by the compiler's fingerprint, for its proposals and its
+card. Neither kind is stored when it cannot run: SPEC §3, "the app must be able to run"; a card
+whose approval makes a tab that only shows an error helps nobody, and the agent can fix its
+files, or push a fixed commit and propose that version, in one more call.
+"""
+
+from functools import cache
+
+from django.conf import settings
+from django.core.cache import cache as django_cache
+
+from osfoundry.errors import Invalid, Unavailable
+
+from . import jsengine, runnable
+from .models import Proposal, RepositoryVersion
+from .runnable import ENTRY, Problem, RunCheck
+from .snippets import runnable_files, text_bytes
+
+VERDICT_SECONDS = 24 * 3600
+# The card lists this many problems; the proposal's refusal lists them all.
+CARD_PROBLEMS = 3
+
+
+@cache
+def fingerprint() -> str:
+    return jsengine.fingerprint()
+
+
+def check_snippet(files: dict[str, str]) -> RunCheck | None:
+    """The verdict on a proposed snippet; None when it is over the size limits (the snippet
+    rules refuse it for that, and an app that size is not worth compiling)."""
+    total = sum(text_bytes(text) for text in files.values())
+    if len(files) > settings.SNIPPET_MAX_FILES or total > settings.SNIPPET_MAX_TOTAL_BYTES:
+        return None
+    return runnable.check_app(files)
+
+
+def check_version(version: RepositoryVersion) -> RunCheck:
+    """The verdict on what the Room runs of a repository version: its src/ folder."""
+    key = f"rooms:runcheck:{fingerprint()}:{version.pk}"
+    if (cached := django_cache.get(key)) is not None:
+        return RunCheck.from_dict(cached)
+    try:
+        # The rules the Room page applies when it opens the tab (a 409 there), applied now.
+        files = runnable_files(
+            proposal=Proposal(kind=Proposal.Kind.REPO, repository_version=version)
+        )
+    except Unavailable as exc:
+        return RunCheck(problems=[Problem(ENTRY, 1, 1, exc.message)])
+    check = runnable.check_app(files)
+    if not check.is_transient:  # a timeout on a loaded machine must not stick to a version
+        django_cache.set(key, check.as_dict(), VERDICT_SECONDS)
+    return check
+
+
+def refuse_unless_runnable(rule_problems: list[str], check: RunCheck | None) -> None:
+    """Raise Invalid naming every problem at once: the snippet rules' and the runtime's. The
+    field is `files.<path>` of the first file that cannot run, when only the runtime objects."""
+    run_problems = check.problems if check else []
+    if not rule_problems and not run_problems:
+        return
+    message = "; ".join(rule_problems + [str(problem) for problem in run_problems])
+    if rule_problems:
+        raise Invalid(message, code="invalid_files", field="files")
+    raise Invalid(message, code="not_runnable", field=f"files.{run_problems[0].path}")
+
+
+def proposal_check(proposal: Proposal) -> RunCheck:
+    if proposal.kind == Proposal.Kind.SNIPPET:
+        return runnable.check_app(proposal.files)
+    assert proposal.repository_version is not None  # a database constraint
+    return check_version(proposal.repository_version)
+
+
+def proposal_warnings(proposal: Proposal, check: RunCheck | None, files_warning: int) -> list[str]:
+    """What the proposer should know that did not stop the proposal; `check` is its verdict
+    (None: find it). A card with more than `files_warning` files warns of its size."""
+    check = check or proposal_check(proposal)
+    warnings = []
+    if proposal.kind == Proposal.Kind.SNIPPET and proposal.file_count > files_warning:
+        warnings.append(
+            f"{proposal.file_count} files: the owner's card warns that an app this size belongs "
+            "in a repository. Import it into a repository of the Room's project and propose a "
+            "pinned version: propose_room_repo_app, or "
+            f"POST /api/v1/rooms/{proposal.room_id}/proposals/repo."
+        )
+    if check.unused:
+        shown = ", ".join(check.unused[:10]) + (" …" if len(check.unused) > 10 else "")
+        warnings.append(
+            f"Not loaded from {ENTRY}, so they never run in the Room ({len(check.unused)}): "
+            f"{shown}. Import what the app needs; leave out the rest."
+        )
+    if check.problems:  # only a proposal stored before the check, or under an older runtime
+        warnings.append("This app cannot run in the Room: " + first_problems(check))
+    return warnings
+
+
+def summary(check: RunCheck) -> str:
+    """What of a runnable app runs, in a sentence for its card."""
+    loads = len(check.loaded) - 1
+    text = f"{ENTRY} and the {loads} file{'s' if loads != 1 else ''} it loads."
+    if check.unused:
+        text += f" Never loaded, so never run: {', '.join(check.unused[:10])}"
+        text += " …" if len(check.unused) > 10 else "."
+    return text
+
+
+def first_problems(check: RunCheck) -> str:
+    shown = "; ".join(str(problem) for problem in check.problems[:CARD_PROBLEMS])
+    more = len(check.problems) - CARD_PROBLEMS
+    return shown + (f"; and {more} more" if more > 0 else "")

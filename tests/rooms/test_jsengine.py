@@ -1,0 +1,100 @@
+"""The embedded V8 that checks proposals: warm at start, bounded, safe across fork and exit."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from django.conf import settings
+
+from rooms import jsengine
+from rooms.jsengine import Engine, EngineOutOfMemory, EngineTimeout
+from rooms.runnable import check_app
+from tests.rooms.helpers import APP
+
+SMALL = {"src/App.tsx": APP}
+CHAIN = "const v = a?.b?.c?.d?.e?.f?.g?.h?.i?.j?.k?.l?.m?.n?.o?.p?.q?.r?.s?.t;\n"
+
+
+def run_python(code: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "osfoundry.settings", "STATIC_MANIFEST": "0"}
+    prelude = "import django; django.setup()\n"
+    return subprocess.run(
+        [sys.executable, "-c", prelude + code],
+        cwd=settings.BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_a_call_past_its_deadline_names_the_file_and_the_engine_goes_on():
+    engine = Engine()
+    try:
+        with pytest.raises(EngineTimeout) as stopped:
+            engine.check({"src/App.tsx": APP, "src/Slow.ts": CHAIN * 1200}, timeout=0.05)
+        assert stopped.value.path == "src/Slow.ts"
+        assert "src/App.tsx" in engine.check(SMALL, timeout=5)
+    finally:
+        engine.close()
+
+
+def test_an_app_past_the_memory_limit_is_stopped_and_the_engine_replaced(monkeypatch):
+    monkeypatch.setattr(jsengine, "MEMORY_LIMIT_BYTES", 64 * 1024 * 1024)
+    engine = Engine()
+    try:
+        with pytest.raises(EngineOutOfMemory):
+            engine.check({"src/App.tsx": "const x = [" + "1," * 1_500_000 + "];\n"}, timeout=30)
+        assert engine.check(SMALL, timeout=5)["src/App.tsx"]["default_export"] is True
+    finally:
+        engine.close()
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork() with threads: on purpose
+def test_a_forked_child_checks_with_a_context_of_its_own():
+    assert check_app(SMALL).runs  # the parent's context exists and is in use
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's context would hang here
+        code = 0 if check_app(SMALL).runs else 1
+        os._exit(code)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child hung")
+    assert check_app(SMALL).runs  # and the parent's still works
+
+
+def test_the_asgi_application_warms_the_engine_when_it_starts():
+    result = run_python(
+        "import time\n"
+        "import osfoundry.asgi\n"
+        "from rooms.jsengine import engine\n"
+        "deadline = time.monotonic() + 20\n"
+        "while not engine.is_warm and time.monotonic() < deadline:\n"
+        "    time.sleep(0.02)\n"
+        "print('warm' if engine.is_warm else 'cold')\n"
+    )
+    assert result.stdout.strip().endswith("warm"), result.stderr
+
+
+def test_a_process_exits_promptly_after_a_check_timed_out():
+    result = run_python(
+        "from rooms.jsengine import EngineTimeout, engine\n"
+        f"files = {{'src/App.tsx': 'x', 'src/Slow.ts': {CHAIN!r} * 1200}}\n"
+        "try:\n"
+        "    engine.check(files, timeout=0.05)\n"
+        "except EngineTimeout:\n"
+        "    print('stopped')\n",
+        timeout=30,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "stopped"
