@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.cache import cache as django_cache
 
 from osfoundry.errors import Invalid, Unavailable
+from osfoundry.errors import Problem as ErrorProblem
 
 from . import jsengine, runnable
 from .models import Proposal, RepositoryVersion
@@ -54,6 +55,19 @@ def check_version(version: RepositoryVersion) -> RunCheck:
     if not check.is_transient:  # a timeout on a loaded machine must not stick to a version
         django_cache.set(key, check.as_dict(), VERDICT_SECONDS)
     return check
+
+
+def run_problems_beside(rule_problems: list[str], files: dict[str, str]) -> list[ErrorProblem]:
+    """What would keep the app from running, beside what the snippet rules already refused:
+    the check runs on the files the rules accepted (a refused file is text the engine may not
+    be given), so one answer lists every problem."""
+    refused = {getattr(problem, "field", "") for problem in rule_problems}
+    accepted = {path: text for path, text in files.items() if f"files.{path}" not in refused}
+    if ENTRY not in accepted:
+        return []  # the rules said the entry is missing or refused: nothing runs to check
+    check = check_snippet(accepted)
+    problems = check.problems if check else []
+    return [ErrorProblem(str(problem), field=f"files.{problem.path}") for problem in problems]
 
 
 def refuse_unless_runnable(rule_problems: list[str], check: RunCheck | None) -> None:

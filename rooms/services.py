@@ -77,7 +77,8 @@ def propose_snippet(
     room = get_room_for_user(caller, room_id, agent=True)
     # Every problem at once, before the key is looked up: a NUL cannot even reach PostgreSQL.
     problems = key_problems(idempotency_key) + name_problems(name) + snippet_problems(files)
-    refuse(problems, field="files")
+    if problems:
+        refuse([*problems, *runchecks.run_problems_beside(problems, files)], field="files")
     request = proposal_request(
         caller,
         "propose_snippet",

@@ -76,7 +76,7 @@ def test_the_card_shows_each_hidden_character_as_a_named_marker_with_a_banner(
     client, owner, room, agent
 ):
     files = {**case_files("zero-width"), "src/util.ts": "export const a = 'x\u2060y';\n"}
-    files["src/auth.ts"] = case_files("trojan-homoglyph")["src/App.tsx"]
+    files["src/auth.tsx"] = case_files("trojan-homoglyph")["src/App.tsx"]
     html = card_html(client, owner, propose(room, agent, files))
     assert markers(html) == [
         *ZERO_WIDTH_MARKS,
@@ -102,7 +102,8 @@ def test_the_card_shows_each_hidden_character_as_a_named_marker_with_a_banner(
 
 def test_markers_are_escaped_and_cannot_carry_markup(client, owner, room, agent):
     payload = '"><img src=x onerror=alert(1)>\u200b<script>alert(2)</script>'
-    files = {"src/App.tsx": f"export default () => <p>{payload}</p>;\n", "notes.txt": payload}
+    app = f"const note = `{payload}`;\nexport default () => <p>{{note}}</p>;\n"
+    files = {"src/App.tsx": app, "notes.txt": payload}
     html = card_html(client, owner, propose(room, agent, files))
     assert "<img src=x" not in html and "<script>alert" not in html
     assert (

@@ -48,7 +48,7 @@ def new_page(browser, live_server_url, user, viewport):
 def hidden_files():
     files = dict(case_files("zero-width"))
     files["src/util.ts"] = "export const joiner = 'x\u2060y';\n"
-    files["src/auth.ts"] = case_files("trojan-homoglyph")["src/App.tsx"]
+    files["src/auth.tsx"] = case_files("trojan-homoglyph")["src/App.tsx"]
     return files
 
 
@@ -70,7 +70,7 @@ def test_the_card_reveals_hidden_characters_as_named_markers_with_banners(
         space.focus()
         tip = space.evaluate("el => getComputedStyle(el, '::after').content")
         assert tip == '"U+200B ZERO WIDTH SPACE"'
-        auth = page.locator('[data-file][data-path="src/auth.ts"]')
+        auth = page.locator('[data-file][data-path="src/auth.tsx"]')
         expect(auth.locator("[data-reveal-banner]")).to_contain_text("2 words mix scripts")
         expect(auth.locator(".uc-mixed").first).to_contain_text("⟨Latin+Cyrillic⟩")
         panel = page.locator("[data-reveal-summary]")

@@ -75,7 +75,7 @@ def test_the_snippet_rules_and_the_runtime_report_together(room, agent):
     with pytest.raises(Invalid) as refused:
         propose(room, agent, {"src/App.tsx": LODASH, "/etc/hosts": "x"})
     assert refused.value.code == "invalid_files"
-    assert refused.value.field == "files"
+    assert refused.value.field == "files./etc/hosts"  # the first problem's place
     assert refused.value.message.startswith("unsafe path '/etc/hosts'")
     assert "src/App.tsx:1:20: module 'lodash' is not available" in refused.value.message
     assert_nothing_stored()
