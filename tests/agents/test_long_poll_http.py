@@ -232,3 +232,25 @@ def test_every_fifth_response_dropped_still_processes_all_twenty(
         m["body"] for m in wait(asgi_server, token, timeout_s=1, **query).json()["messages"]
     ]
     assert processed == [f"m{n}" for n in range(1, 21)]
+
+
+def test_an_unknown_token_is_refused_with_the_challenge(asgi_server, pair):
+    response = wait(asgi_server, "osf_not-a-real-token", timeout_s=0)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == 'Bearer error="invalid_token"'
+    assert response.json() == {
+        "error": {
+            "code": "invalid_token",
+            "message": "A valid bearer token is required: send Authorization: Bearer <token>",
+        }
+    }
+
+
+def test_only_get_is_allowed(asgi_server, pair):
+    _alice, _bob, token = pair
+    response = httpx.post(
+        asgi_server.url + PATH, headers={"Authorization": f"Bearer {token}"}, json={}
+    )
+    assert response.status_code == 405
+    assert response.headers["allow"] == "GET"
+    assert response.json() == {"error": {"code": "method_not_allowed", "message": "Use GET"}}

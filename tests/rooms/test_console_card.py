@@ -3,6 +3,7 @@
 from django.urls import reverse
 
 from rooms.services import CARD_FILES_WARNING
+from tests.refusals import refused_by_view
 from tests.rooms.helpers import propose
 
 APPROVAL_TEXT = (
@@ -72,22 +73,20 @@ def test_large_files_are_collapsed_and_rendered_on_demand(client, owner, room, a
     part = client.get(url)
     assert part.status_code == 200
     assert '<div class="hl">' in part.content.decode()
-    assert (
-        client.get(reverse("rooms:proposal_file", args=[proposal.pk]) + "?path=nope").status_code
-        == 404
-    )
+    missing = client.get(reverse("rooms:proposal_file", args=[proposal.pk]) + "?path=nope")
+    refused_by_view(missing, "rooms:proposal_file")
 
 
 def test_member_gets_404_for_a_pending_card_and_its_files(client, member, room, agent, files):
     proposal = propose(room, agent, files)
-    assert card(client, member, proposal).status_code == 404
+    refused_by_view(card(client, member, proposal), "rooms:proposal")
     url = reverse("rooms:proposal_file", args=[proposal.pk]) + "?path=src/App.tsx"
-    assert client.get(url).status_code == 404
+    refused_by_view(client.get(url), "rooms:proposal_file")
 
 
 def test_stranger_gets_404(client, stranger, room, agent, files):
     proposal = propose(room, agent, files)
-    assert card(client, stranger, proposal).status_code == 404
+    refused_by_view(card(client, stranger, proposal), "rooms:proposal")
 
 
 def test_anonymous_is_sent_to_login(client, room, agent, files):
@@ -108,4 +107,4 @@ def test_proposer_sees_the_card_without_decision_buttons(client, agent, room, fi
 def test_unknown_card_is_404(client, owner, db):
     client.force_login(owner)
     url = reverse("rooms:proposal", args=["00000000-0000-0000-0000-000000000000"])
-    assert client.get(url).status_code == 404
+    refused_by_view(client.get(url), "rooms:proposal")
