@@ -30,7 +30,7 @@ def create_app():
     from osfoundry.auth import authenticate_bearer, bearer_from_header
     from osfoundry.dbthreads import run_sync
     from osfoundry.errors import DomainError
-    from osfoundry.mcp.protocol import PATH
+    from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH as PATH
     from osfoundry.mcp.tooling import CallContext, collect_tools, describe_tool
 
     ours = {tool.name: tool for tool in collect_tools()}

@@ -24,11 +24,16 @@ from osfoundry.http import (  # noqa: E402
     header_bytes,
     refuse_large_headers,
 )
-from osfoundry.mcp.protocol import PATH as MCP_PATH  # noqa: E402
-from osfoundry.mcp.protocol import MCPApp  # noqa: E402
+from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH, MCP_PATH, MCPApp  # noqa: E402
+from osfoundry.mcp.tooling import collect_tools  # noqa: E402
 from rooms.routing import websocket_urlpatterns  # noqa: E402
 
-mcp_app = MCPApp()
+# One tool registry behind both doors of the MCP endpoint (osfoundry/mcp/protocol.py).
+mcp_tools = collect_tools()
+mcp_apps = {
+    MCP_PATH: MCPApp(mcp_tools, path=MCP_PATH, is_discovery_open=False),
+    EXTERNAL_MCP_PATH: MCPApp(mcp_tools, path=EXTERNAL_MCP_PATH, is_discovery_open=True),
+}
 
 
 def http(scope, receive, send):
@@ -40,7 +45,7 @@ def http(scope, receive, send):
         # Checked here, before any route: httptools, uvicorn's default parser, has no header
         # limit (h11's --h11-max-incomplete-event-size has one, at a third of the speed).
         return refuse_large_headers(send, size)
-    if scope["path"] in (MCP_PATH, MCP_PATH + "/"):
+    if mcp_app := mcp_apps.get(scope["path"].removesuffix("/")):
         return mcp_app(scope, receive, send)
     if longpoll.matches(scope):
         return longpoll.handle(scope, receive, send)

@@ -112,3 +112,25 @@ def humanize(error: dict, allowed: list[str] | None) -> str:
 def short_repr(value) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+class Problem(str):
+    """One reason a request is refused, as text, and the field it is about: a list of them
+    joins into one Invalid whose `field` is the first problem's."""
+
+    field: str
+
+    def __new__(cls, text: str, *, field: str) -> "Problem":
+        problem = super().__new__(cls, text)
+        problem.field = field
+        return problem
+
+
+def refuse(problems: list[str], *, field: str) -> None:
+    """Raise one Invalid naming every problem, if there is any. Its field is the first problem's
+    (`field` for a problem that names none) and its code `invalid_<that field's root>`:
+    `invalid_files`, `invalid_name`, `invalid_idempotency_key`."""
+    if problems:
+        first = getattr(problems[0], "field", field)
+        code = "invalid_" + first.split(".", 1)[0]
+        raise Invalid("; ".join(problems), code=code, field=first)

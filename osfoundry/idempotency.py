@@ -24,7 +24,8 @@ from django.db import IntegrityError, models
 from django.utils import timezone
 from pydantic import Field
 
-from .errors import Conflict
+from .errors import Conflict, Problem, refuse
+from .text import one_line_problems
 
 KEY_MIN_CHARS = 8
 KEY_MAX_CHARS = 128
@@ -34,6 +35,15 @@ IdempotencyKeyArg = Annotated[str, Field(min_length=KEY_MIN_CHARS, max_length=KE
 # A concurrent request can win the unique constraint between our read and our insert; the next
 # pass then finds its row. Past this many passes something else is wrong: say so.
 INSERT_ATTEMPTS = 3
+
+
+def key_problems(key: str) -> list[str]:
+    """Why `key` cannot be stored (control, bidirectional or lone surrogate characters), or [].
+    Checked before the key is looked up: a NUL cannot even reach PostgreSQL."""
+    return [
+        Problem(problem, field="idempotency_key")
+        for problem in one_line_problems(key, field="idempotency_key", what="key")
+    ]
 
 
 def canonical_hash(data: Any) -> str:
@@ -77,6 +87,9 @@ class IdempotentRequest[T: models.Model]:
     operation: str
     key: str
     request_hash: str
+
+    def __post_init__(self) -> None:
+        refuse(key_problems(self.key), field="idempotency_key")
 
     def previous(self) -> T | None:
         """What the key was used for with these same arguments, or None if it is new.

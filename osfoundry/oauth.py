@@ -3,8 +3,8 @@
 allauth brings the endpoints, PKCE, dynamic client registration (RFC 7591) and resource
 indicators (RFC 8707). This adapter adds what MCP needs on top: registered clients get the
 osfoundry scopes, their redirect URIs must be https or loopback http, the only resource a token
-may be bound to is the MCP endpoint, the issuer is PUBLIC_ORIGIN when set, and the discovery
-document lists our scopes.
+may be bound to is the MCP endpoint (either of its paths), the issuer is PUBLIC_ORIGIN when set,
+and the discovery document lists our scopes.
 """
 
 import re
@@ -24,7 +24,7 @@ from django.http import JsonResponse
 from django.utils.translation import gettext_lazy as _
 
 from osfoundry.auth import READ, SCOPES, WRITE, Principal
-from osfoundry.mcp.protocol import PATH as MCP_PATH
+from osfoundry.mcp.protocol import MCP_PATHS
 
 OIDC_SCOPES = ("openid", "profile", "email")
 
@@ -132,8 +132,23 @@ def may_return_after_logout(
     return named is not None and named.pk == user.pk
 
 
-def mcp_resource(origin: str) -> str:
-    return origin.rstrip("/") + MCP_PATH
+def mcp_resources(origin: str) -> tuple[str, ...]:
+    """The URIs of the MCP endpoint at `origin`: one per path, each the resource its own
+    protected-resource metadata names, so a client asks for a token bound to the one it uses."""
+    return tuple(origin.rstrip("/") + path for path in MCP_PATHS)
+
+
+def same_resource(resource: str) -> frozenset[str]:
+    """`resource` and the URIs that name the same protected resource. The MCP endpoint's two
+    paths are one resource: the same tools, scopes and checks in the same server, with only
+    anonymous discovery apart. A token bound to either path works on both, so a person who moves
+    a client from one path to the other keeps its grant, and a token is still refused by every
+    other resource (another origin, the REST API)."""
+    resource = resource.rstrip("/")
+    for path in MCP_PATHS:
+        if resource.endswith(path):
+            return frozenset(mcp_resources(resource.removesuffix(path)))
+    return frozenset({resource})
 
 
 class OAuthAdapter(DefaultOIDCAdapter):
@@ -165,11 +180,12 @@ class OAuthAdapter(DefaultOIDCAdapter):
         client.set_default_scopes(list(SCOPES))
 
     def validate_resource_uris(self, *, uris: list[str], **kwargs) -> None:
-        allowed = mcp_resource(self.get_issuer())
+        allowed = mcp_resources(self.get_issuer())
         for uri in uris:
-            if uri.rstrip("/") != allowed:
+            if uri.rstrip("/") not in allowed:
                 raise ValidationError(
-                    f"Unknown resource {uri!r}: this server issues tokens only for {allowed}"
+                    f"Unknown resource {uri!r}: this server issues tokens only for "
+                    + " and ".join(allowed)
                 )
 
     def populate_server_metadata(self, data: dict) -> None:
@@ -179,8 +195,9 @@ class OAuthAdapter(DefaultOIDCAdapter):
 
 def authenticate_oauth_token(raw: str, *, resource: str | None = None) -> Principal | None:
     """A bearer-token backend (settings.BEARER_TOKEN_BACKENDS): an access token this server
-    issued, valid, unexpired, and bound to `resource`. Only the MCP endpoint passes a resource:
-    the REST API takes personal tokens."""
+    issued, valid, unexpired, and bound to `resource` (or to a URI of the same resource, see
+    same_resource). Only the MCP endpoint passes a resource: the REST API takes personal
+    tokens."""
     if resource is None:
         return None
     token = (
@@ -192,8 +209,8 @@ def authenticate_oauth_token(raw: str, *, resource: str | None = None) -> Princi
     )
     if token is None or token.user is None or not token.user.is_active:
         return None
-    audience = [uri.rstrip("/") for uri in token.get_resources()]
-    if resource.rstrip("/") not in audience:
+    audience = {uri.rstrip("/") for uri in token.get_resources()}
+    if not audience & same_resource(resource):
         return None
     scopes = frozenset(token.get_scopes()) & frozenset(SCOPES)
     key = grant_key(token.client_id, token.user_id)

@@ -5,13 +5,21 @@ from django.urls import include, path, re_path
 from . import oauth_views
 from .api import api, not_found
 from .mcp import metadata
+from .mcp.protocol import EXTERNAL_MCP_PATH, MCP_PATH, metadata_path
 
 urlpatterns = [
     path(
-        ".well-known/oauth-protected-resource/api/v1/external-mcp",
+        metadata_path(MCP_PATH).lstrip("/"),
         metadata.protected_resource,
+        {"mcp_path": MCP_PATH},
+    ),
+    path(
+        metadata_path(EXTERNAL_MCP_PATH).lstrip("/"),
+        metadata.protected_resource,
+        {"mcp_path": EXTERNAL_MCP_PATH},
         name="mcp-resource-metadata",
     ),
+    # Without a path suffix: the endpoint SPEC §6 named first, as before there were two.
     path(".well-known/oauth-protected-resource", metadata.protected_resource),
     # RFC 8414 discovery beside OpenID Connect's: MCP clients look here first.
     path(".well-known/oauth-authorization-server", oidc_views.configuration),

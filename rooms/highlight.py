@@ -3,32 +3,36 @@
 Proposal and version content is immutable, so a file is highlighted once, when first shown, and
 the HTML is cached under its content hash. Lexers are chosen by file name only (never
 `guess_lexer`, which is slow and guesses wrong on short files) and cached per extension.
+
+What the card reveals (rooms/characters.py: invisible characters, words that mix scripts, and in
+a repository file the characters a proposal may not carry) is drawn into Pygments' output as
+visible, labelled markers; rooms/reveal.py says how, safely.
 """
 
 import hashlib
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import PurePosixPath
 
 from django.core.cache import cache
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_for_filename
 from pygments.lexers.special import TextLexer
 from pygments.util import ClassNotFound
 
-CSS_CLASS = "hl"
+from .characters import Reveal, reveal
+from .reveal import CSS_CLASS, highlight_revealed
+
 STYLE = "default"
 # Files above either limit are collapsed on the card and rendered only when asked for.
 LARGE_FILE_BYTES = 100_000
 LONG_LINE_CHARS = 1_000
 CACHE_SECONDS = 30 * 24 * 3600
-CACHE_VERSION = "v1"
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f]")
+# v2: markers for hidden characters and mixed-script words, one element per line. A new version
+# makes every older entry unreachable, so no card shows a rendering without its markers.
+CACHE_VERSION = "v2"
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,8 @@ class FileView:
     is_binary: bool
     is_large: bool
     html: SafeString | None  # None when not shown inline (binary or large)
+    reveal: Reveal = Reveal()
+    collapse_reason: str = ""  # why a large file waits for a click: "long line: 5,200 characters"
 
 
 def file_anchor(path: str) -> str:
@@ -49,21 +55,31 @@ def file_anchor(path: str) -> str:
 
 
 def is_binary(text: str | None) -> bool:
-    """NUL bytes, text that is not valid UTF-8, or many control characters."""
-    if text is None or "\x00" in text:
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: the bytes were not UTF-8
-        return True
-    sample = text[:8192]
-    return bool(sample) and len(_CONTROL.findall(sample)) > len(sample) * 0.05
+    """A repository file that is not UTF-8 text (stored as None) or holds NUL. Any other text is
+    shown, its control characters as markers: nothing that can run is hidden."""
+    return text is None or "\x00" in text
+
+
+def collapse_reason(text: str) -> str:
+    """Why the card renders `text` only on demand ("" when it shows it at once)."""
+    reasons = []
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > LARGE_FILE_BYTES:
+        reasons.append(f"large file: {kilobytes(size)}")
+    longest = max((len(line) for line in text.splitlines()), default=0)
+    if longest > LONG_LINE_CHARS:
+        reasons.append(f"long line: {longest:,} characters")
+    return ", ".join(reasons)
 
 
 def is_large(text: str) -> bool:
-    if len(text) > LARGE_FILE_BYTES or len(text.encode("utf-8")) > LARGE_FILE_BYTES:
-        return True
-    return any(len(line) > LONG_LINE_CHARS for line in text.splitlines())
+    return bool(collapse_reason(text))
+
+
+def kilobytes(size: int) -> str:
+    if size >= 1024 * 1024:
+        return f"{size / 1024 / 1024:,.1f} MB"
+    return f"{size / 1024:,.0f} KB"
 
 
 @lru_cache(maxsize=512)
@@ -91,14 +107,7 @@ def render(path: str, text: str) -> str:
     # Very large files and minified code render as plain text: colouring them costs seconds
     # and helps nobody.
     lexer = TextLexer if is_large(text) else lexer_class(lexer_key(path))
-    formatter = HtmlFormatter(
-        linenos="inline",
-        cssclass=CSS_CLASS,
-        lineanchors=file_anchor(path),
-        anchorlinenos=True,
-        wrapcode=True,
-    )
-    return pygments_highlight(text, lexer(stripnl=False, ensurenl=True), formatter)
+    return highlight_revealed(text, reveal(text), lexer, anchor=file_anchor(path))
 
 
 def highlight_many(files: list[tuple[str, str]]) -> list[SafeString]:
@@ -117,9 +126,9 @@ def highlight_many(files: list[tuple[str, str]]) -> list[SafeString]:
     return out
 
 
-def highlight(text: str, path: str) -> SafeString:
+def highlight(text: str | None, path: str) -> SafeString:
     """Highlighted HTML for one file; binary content is never rendered."""
-    if is_binary(text):
+    if text is None or is_binary(text):
         return mark_safe(f'<p class="muted">{escape("binary file not shown")}</p>')
     return highlight_many([(path, text)])[0]
 
@@ -132,26 +141,19 @@ def file_views(files: dict[str, str | None], *, render_large: bool = False) -> l
         text = files[path]
         if text is None or is_binary(text):
             size = 0 if text is None else len(text.encode("utf-8", "surrogatepass"))
-            views.append((path, size, 0, True, False))
+            views.append(FileView(path, file_anchor(path), size, 0, True, False, None))
             continue
-        large = is_large(text)
+        reason = collapse_reason(text)
         lines = text.count("\n") + (0 if text.endswith("\n") else 1)
-        views.append((path, len(text.encode("utf-8")), lines if text else 0, False, large))
-        if render_large or not large:
+        size = len(text.encode("utf-8", "surrogatepass"))
+        view = FileView(
+            path, file_anchor(path), size, lines if text else 0, False, bool(reason), None
+        )
+        views.append(replace(view, reveal=reveal(text), collapse_reason=reason))
+        if render_large or not reason:
             shown.append((path, text))
     rendered = dict(zip([p for p, _ in shown], highlight_many(shown), strict=True))
-    return [
-        FileView(
-            path=path,
-            anchor=file_anchor(path),
-            size=size,
-            lines=lines,
-            is_binary=binary,
-            is_large=large,
-            html=rendered.get(path),
-        )
-        for path, size, lines, binary, large in views
-    ]
+    return [replace(view, html=rendered.get(view.path)) for view in views]
 
 
 def stylesheet() -> str:

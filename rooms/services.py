@@ -12,8 +12,8 @@ from django.db.models import Max
 from django.utils import timezone
 
 from osfoundry.auth import AnyUser, User
-from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound
-from osfoundry.idempotency import IdempotentRequest, canonical_hash
+from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound, refuse
+from osfoundry.idempotency import IdempotentRequest, canonical_hash, key_problems
 from osfoundry.schemas import MAX_PAGE
 
 from . import events
@@ -28,7 +28,7 @@ from .models import (
     RepositoryVersion,
     Room,
 )
-from .snippets import snippet_problems, text_bytes
+from .snippets import name_problems, snippet_problems, text_bytes
 
 # A card with more files than this still works, but warns that the app belongs in a repository.
 CARD_FILES_WARNING = 20
@@ -72,6 +72,9 @@ def propose_snippet(
     *, caller: User, room_id: str, name: str, files: dict[str, str], idempotency_key: str
 ) -> ProposalResult:
     room = get_room_for_user(caller, room_id, agent=True)
+    # Every problem at once, before the key is looked up: a NUL cannot even reach PostgreSQL.
+    problems = key_problems(idempotency_key) + name_problems(name) + snippet_problems(files)
+    refuse(problems, field="files")
     request = proposal_request(
         caller,
         "propose_snippet",
@@ -81,9 +84,6 @@ def propose_snippet(
     if (previous := request.previous()) is not None:
         return ProposalResult(previous, replay=True)
     name = check_name(name)
-    problems = snippet_problems(files)
-    if problems:
-        raise Invalid("; ".join(problems), code="invalid_files", field="files")
     content = {"kind": "snippet", "name": name, "files": files}
     return store_proposal(
         request,
@@ -109,6 +109,7 @@ def propose_repo_version(
     idempotency_key: str,
 ) -> ProposalResult:
     room = get_room_for_user(caller, room_id, agent=True)
+    refuse(key_problems(idempotency_key) + name_problems(name), field="name")
     request = proposal_request(
         caller,
         "propose_repo_version",

@@ -2,15 +2,18 @@
 
 Pure functions of the proposed files (and, for a repository version, of its pinned files):
 rooms.services applies them when a proposal arrives; the Room page's runtime gets exactly what
-runnable_files returns.
+runnable_files returns. The character rules (what a file, path or name may not carry) are in
+rooms/characters.py. Each problem names its field: `files.<path>`, `files`, or `name`.
 """
 
 import unicodedata
 
 from django.conf import settings
 
-from osfoundry.errors import Unavailable
+from osfoundry.errors import Problem, Unavailable
+from osfoundry.text import one_line_problems, visible
 
+from .characters import content_problems, path_character_problem
 from .models import Proposal
 
 SNIPPET_ENTRY = "src/App.tsx"
@@ -31,8 +34,8 @@ def path_problem(path: str) -> str | None:
         return "empty path"
     if len(path) > MAX_PATH_CHARS:
         return f"longer than {MAX_PATH_CHARS} characters"
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in path):
-        return "contains a NUL, control or invisible formatting character"
+    if character := path_character_problem(path):
+        return character
     if "\\" in path:
         return "backslash; use '/' between folders"
     if path.startswith("/"):
@@ -55,63 +58,82 @@ def path_identity(path: str) -> str:
     return unicodedata.normalize("NFC", path).casefold()
 
 
+def name_problems(name: str) -> list[str]:
+    """Why `name`, an app's title, cannot be shown as it is ([]: it can)."""
+    return [
+        Problem(problem, field="name")
+        for problem in one_line_problems(name, field="name", what="name")
+    ]
+
+
 def snippet_problems(files: dict[str, str]) -> list[str]:
     """Every reason `files` cannot be proposed as a snippet, each with its fix ([]: none)."""
-    problems = []
+    problems: list[str] = []
     count = len(files)
     if count == 0:
-        return [f"files: empty; add at least {SNIPPET_ENTRY}"]
+        return [Problem(f"files: empty; add at least {SNIPPET_ENTRY}", field="files")]
     if count > settings.SNIPPET_MAX_FILES:
         problems.append(
-            f"files: {count} files, at most {settings.SNIPPET_MAX_FILES} allowed; "
-            "an app this size belongs in a repository: use propose_room_repo_app"
+            Problem(
+                f"files: {count} files, at most {settings.SNIPPET_MAX_FILES} allowed; "
+                "an app this size belongs in a repository: use propose_room_repo_app",
+                field="files",
+            )
         )
     total = 0
-    seen: dict[str, str] = {}
     for path, text in files.items():
-        problem = path_problem(path)
-        if problem:
-            problems.append(f"unsafe path {path!r}: {problem}")
-            continue
-        size = text_bytes(text)
-        total += size
-        if not is_storable_text(text):
-            # PostgreSQL's jsonb cannot hold NUL or lone surrogates; no database gets them.
-            problems.append(
-                f"files[{path!r}]: contains NUL bytes or invalid Unicode, i.e. binary content; "
-                "a snippet carries text files only: drop it, or put the app in a repository "
-                "and use propose_room_repo_app"
-            )
-        if size > settings.SNIPPET_MAX_FILE_BYTES:
-            problems.append(
-                f"files[{path!r}]: {size} bytes, at most {settings.SNIPPET_MAX_FILE_BYTES} "
-                "per file; split it, or use propose_room_repo_app for large apps"
-            )
-        identity = path_identity(path)
-        if identity in seen:
-            problems.append(
-                f"paths {seen[identity]!r} and {path!r} collide (they differ only in case or "
-                "Unicode normalisation); rename one"
-            )
-        seen.setdefault(identity, path)
+        total += text_bytes(text)
+        problems.extend(file_problems(path, text))
+    problems.extend(collisions(files))
     if total > settings.SNIPPET_MAX_TOTAL_BYTES:
         problems.append(
-            f"files: {total} bytes in all, at most {settings.SNIPPET_MAX_TOTAL_BYTES}; "
-            "an app this size belongs in a repository: use propose_room_repo_app"
+            Problem(
+                f"files: {total} bytes in all, at most {settings.SNIPPET_MAX_TOTAL_BYTES}; "
+                "an app this size belongs in a repository: use propose_room_repo_app",
+                field="files",
+            )
         )
     if SNIPPET_ENTRY not in files:
-        problems.append(f"{SNIPPET_ENTRY} missing")
+        problems.append(Problem(f"{SNIPPET_ENTRY} missing", field=f"files.{SNIPPET_ENTRY}"))
     return problems
 
 
-def is_storable_text(text: str) -> bool:
-    if "\x00" in text:
-        return False
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+def file_problems(path: str, text: str) -> list[str]:
+    field = f"files.{visible(path)}"
+    if problem := path_problem(path):
+        return [Problem(f"unsafe path {path!r}: {problem}", field=field)]
+    # Refused characters: what the card shows must be what runs, and no database stores NUL or
+    # a lone surrogate (PostgreSQL's jsonb refuses both).
+    problems = content_problems(path, text, field_name=field)
+    size = text_bytes(text)
+    if size > settings.SNIPPET_MAX_FILE_BYTES:
+        problems.append(
+            Problem(
+                f"files[{path!r}]: {size} bytes, at most {settings.SNIPPET_MAX_FILE_BYTES} "
+                "per file; split it, or use propose_room_repo_app for large apps",
+                field=field,
+            )
+        )
+    return problems
+
+
+def collisions(files: dict[str, str]) -> list[str]:
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    for path in files:
+        if path_problem(path):
+            continue
+        identity = path_identity(path)
+        if identity in seen:
+            problems.append(
+                Problem(
+                    f"paths {seen[identity]!r} and {path!r} collide (they differ only in case or "
+                    "Unicode normalisation); rename one",
+                    field=f"files.{visible(path)}",
+                )
+            )
+        seen.setdefault(identity, path)
+    return problems
 
 
 def text_bytes(text: str) -> int:

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from osfoundry.errors import DomainError, Invalid, NotFound
 
 from . import access, services
-from .highlight import file_views, highlight
+from .highlight import file_anchor, file_views, highlight
 from .models import Proposal, Room
 
 
@@ -91,7 +91,10 @@ def card_context(request, proposal: Proposal) -> dict:
         "files_warning": services.CARD_FILES_WARNING,
     }
     if proposal.kind == Proposal.Kind.SNIPPET:
-        context["files"] = file_views(proposal.files)
+        files = context["files"] = file_views(proposal.files)
+        # The decision panel names the files a reader could misread.
+        context["hidden_files"] = [f for f in files if f.reveal.hidden or f.reveal.refused]
+        context["mixed_files"] = [f for f in files if f.reveal.words]
     else:
         context["version"] = proposal.repository_version
     return context
@@ -114,12 +117,17 @@ def proposal_card(request, proposal_id):
 @require_GET
 @login_required
 def proposal_file(request, proposal_id):
-    """One file's highlighted HTML, for large files the card renders only on demand."""
+    """One file's highlighted HTML, for large files the card renders only on demand: named by
+    its anchor (`?file=f-…`, which any path has, whatever characters it holds) or its path."""
     proposal = load_proposal(request, proposal_id)
+    files = proposal.files if proposal.kind == Proposal.Kind.SNIPPET else {}
+    anchor = request.GET.get("file")
     path = request.GET.get("path", "")
-    if proposal.kind != Proposal.Kind.SNIPPET or path not in proposal.files:
+    if anchor:
+        path = next((p for p in files if file_anchor(p) == anchor), "")
+    if path not in files:
         raise Http404("No such file in this proposal")
-    return HttpResponse(highlight(proposal.files[path], path))
+    return HttpResponse(highlight(files[path], path))
 
 
 @require_POST

@@ -4,12 +4,12 @@ A small ASGI app, routed in osfoundry/asgi.py before Django: a parked call costs
 not a thread, and a client that goes away is noticed at once. It is stateless (no session id):
 every POST carries one JSON-RPC message and gets one JSON answer.
 
-This module speaks the protocol and the auth challenge only. It knows no tool: it publishes and
-dispatches the `TOOLS` lists of the apps (rooms/tools.py, agents/tools.py).
+This module speaks the protocol and the auth challenge only; the JSON-RPC envelope is in
+jsonrpc.py. It knows no tool: it publishes and dispatches the `TOOLS` lists of the apps
+(rooms/tools.py, agents/tools.py).
 """
 
 import asyncio
-import base64
 import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -33,28 +33,43 @@ from osfoundry.errors import DomainError, describe_validation_error
 from osfoundry.http import (
     BodyTooLarge,
     ClientGone,
-    MalformedJSON,
     Request,
-    dumps,
     host_problem,
     json_content_type_problem,
     origin_problem,
-    parse_json,
     read_body,
     send_json,
     www_authenticate,
 )
 
+from .jsonrpc import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PROTOCOL_VERSION,
+    SUPPORTED_VERSIONS,
+    UNAUTHORIZED,
+    InvalidParams,
+    Reply,
+    check_protocol_version,
+    decode_cursor,
+    encode_cursor,
+    is_valid_id,
+    parse_message,
+    rpc_error,
+    tool_result,
+)
 from .tooling import CallContext, Tool, collect_tools, describe_tool
 
 logger = logging.getLogger(__name__)
 
-PATH = "/api/v1/external-mcp"
-METADATA_PATH = "/.well-known/oauth-protected-resource" + PATH
-PROTOCOL_VERSION = "2025-11-25"
-# Older handshake revisions whose messages we answer the same way; a client that offers one in
-# initialize gets it back, any other offer gets ours.
-SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
+# Two doors to the same tools, one auth path. Every request to MCP_PATH needs a token, so a
+# client meets the 401 at `initialize` and signs in as it connects. EXTERNAL_MCP_PATH is SPEC §6's:
+# `initialize` and `tools/list` answer without one (anonymous discovery, token set-ups), and
+# clients that connected without a token meet the 401 only at their first `tools/call`.
+MCP_PATH = "/api/v1/mcp"
+EXTERNAL_MCP_PATH = "/api/v1/external-mcp"
+MCP_PATHS = (MCP_PATH, EXTERNAL_MCP_PATH)
 PAGE_SIZE = 50
 SERVER_INFO = {"name": "osfoundry", "title": "osFoundry Rooms", "version": "0.1.0"}
 INSTRUCTIONS = (
@@ -62,38 +77,7 @@ INSTRUCTIONS = (
     "every file and approves or declines. Start with list_rooms. Nothing you propose runs "
     "before approval. Local-only data is unavailable to cloud clients."
 )
-
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-UNAUTHORIZED = -32001
-UNSUPPORTED_PROTOCOL_VERSION = -32022
-
-
-class Reply(Exception):
-    """An HTTP answer decided before dispatch (bad origin, auth challenge, rate limit...)."""
-
-    def __init__(self, status: int, body: dict | None = None, headers: list | None = None):
-        self.status = status
-        self.body = body
-        self.headers = headers or []
-
-
-def rpc_error(request_id, code: int, message: str, data=None) -> dict:
-    error = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return {"jsonrpc": "2.0", "id": request_id, "error": error}
-
-
-def tool_result(data: dict, *, is_error: bool = False) -> dict:
-    return {
-        "content": [{"type": "text", "text": dumps(data).decode()}],
-        "structuredContent": data,
-        "isError": is_error,
-    }
+CONNECT = "Connect osFoundry to continue"
 
 
 def check_origin(request: Request) -> None:
@@ -109,18 +93,25 @@ def check_content_type(request: Request) -> None:
         raise Reply(415, rpc_error(None, INVALID_REQUEST, message))
 
 
-def challenge(request: Request, *, error: str, description: str) -> list:
-    value = www_authenticate(
-        resource_metadata=request.origin + METADATA_PATH,
-        error=error,
-        description=description,
-        scope=" ".join(SCOPES),
-    )
-    return [(b"www-authenticate", value.encode())]
+def metadata_path(path: str) -> str:
+    """Where the protected-resource metadata (RFC 9728) of the endpoint at `path` is served."""
+    return "/.well-known/oauth-protected-resource" + path
 
 
 class MCPApp:
-    def __init__(self, tools: list[Tool] | None = None, *, page_size: int = PAGE_SIZE):
+    """The endpoint at `path`. With `is_discovery_open`, initialize, ping and tools/list answer
+    without a token and only tools/call needs one; without it, every request does."""
+
+    def __init__(
+        self,
+        tools: list[Tool] | None = None,
+        *,
+        path: str,
+        is_discovery_open: bool,
+        page_size: int = PAGE_SIZE,
+    ):
+        self.path = path
+        self.is_discovery_open = is_discovery_open
         self.tools = collect_tools() if tools is None else tools
         self.by_name = {tool.name: tool for tool in self.tools}
         self.descriptions = [describe_tool(tool) for tool in self.tools]
@@ -158,23 +149,9 @@ class MCPApp:
             await run_after_response(ctx)
 
     async def handle(self, request: Request, body: bytes, watcher):
-        try:
-            message = parse_json(body)
-        except MalformedJSON as exc:
-            raise Reply(400, rpc_error(None, PARSE_ERROR, f"Parse error: {exc}")) from None
-        if isinstance(message, list):
-            raise Reply(
-                400,
-                rpc_error(
-                    None,
-                    INVALID_REQUEST,
-                    "Batches are not supported: send one JSON-RPC message per POST",
-                ),
-            )
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            raise Reply(
-                400, rpc_error(None, INVALID_REQUEST, 'Invalid request: send {"jsonrpc": "2.0"}')
-            )
+        # Behind a closed door nothing is answered without a token, not even a malformed message.
+        principal = None if self.is_discovery_open else await self.authenticate(request)
+        message = parse_message(body)
         check_protocol_version(request)
         if "method" not in message:
             return 202, None, [], None  # a response or error from the client: nothing to say
@@ -195,8 +172,8 @@ class MCPApp:
         if not isinstance(params, dict):
             return 200, rpc_error(request_id, INVALID_PARAMS, "params must be an object"), [], None
         if method == "tools/call":
-            return await self.call_tool(request, request_id, params, watcher)
-        limit_headers = await charge(request.client_key)
+            return await self.call_tool(request, request_id, params, watcher, principal)
+        limit_headers = await charge(principal.token_key if principal else request.client_key)
         handler = {
             "initialize": self.initialize,
             "ping": lambda params: {},
@@ -228,7 +205,9 @@ class MCPApp:
             result["nextCursor"] = encode_cursor(end)
         return result
 
-    async def call_tool(self, request: Request, request_id, params: dict, watcher):
+    async def call_tool(
+        self, request: Request, request_id, params: dict, watcher, principal: Principal | None
+    ):
         watcher.start()
         name = params.get("name")
         tool = self.by_name.get(name) if isinstance(name, str) else None
@@ -248,17 +227,14 @@ class MCPApp:
                 [],
                 None,
             )
-        try:
-            principal = await authenticate(request)
-        except Reply as reply:
-            reply.headers = await charge(request.client_key) + reply.headers
-            raise
+        if principal is None:
+            principal = await self.authenticate(request, request_id)
         limit_headers = await charge(principal.token_key)
         ctx = CallContext(
             principal=principal,
             is_disconnected=watcher.is_disconnected,
             reauthenticate=partial(
-                authenticate_bearer, bearer(request), resource=resource(request)
+                authenticate_bearer, bearer(request), resource=self.resource(request)
             ),
         )
         try:
@@ -269,11 +245,11 @@ class MCPApp:
                 403,
                 rpc_error(request_id, UNAUTHORIZED, exc.message),
                 limit_headers
-                + challenge(request, error="insufficient_scope", description=exc.message),
+                + self.challenge(request, error="insufficient_scope", description=exc.message),
             ) from None
         except Unauthenticated:
             # Access ended while the call was parked (a token revoked, a user deactivated).
-            raise unauthorized(request, limit_headers) from None
+            raise self.unauthorized(request, request_id, limit_headers) from None
         return 200, {"jsonrpc": "2.0", "id": request_id, "result": result}, limit_headers, ctx
 
     async def run_tool(self, tool: Tool, ctx: CallContext, arguments: dict, watcher) -> dict:
@@ -307,76 +283,45 @@ class MCPApp:
             )
         return tool_result(data)
 
+    def resource(self, request: Request) -> str:
+        """This endpoint's URI: OAuth tokens must be bound to it (RFC 8707; osfoundry/oauth.py
+        says which other URIs name the same resource)."""
+        return request.origin + self.path
 
-class InvalidParams(Exception):
-    pass
+    async def authenticate(self, request: Request, request_id=None) -> Principal:
+        """The caller; else a 401, counted against the client address's budget."""
+        raw = bearer(request)
+        resource = self.resource(request)
+        principal = await run_sync(authenticate_bearer, raw, resource=resource) if raw else None
+        if principal is None:
+            raise self.unauthorized(request, request_id, await charge(request.client_key))
+        return principal
 
+    def unauthorized(self, request: Request, request_id, headers: list) -> Reply:
+        message = CONNECT + ": in Claude Code run /mcp and choose Authenticate"
+        if self.is_discovery_open:
+            # The client connected without a token and meets the 401 only now, in the middle
+            # of a conversation (Claude Code just marks the server "needs auth"): the model
+            # relays this to the person.
+            message += f", or add {request.origin}{MCP_PATH} instead"
+        return Reply(
+            401,
+            rpc_error(request_id, UNAUTHORIZED, message),
+            [*headers, *self.challenge(request, error="invalid_token", description=CONNECT)],
+        )
 
-def is_valid_id(value) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-
-
-def encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode()
-
-
-def decode_cursor(cursor, total: int) -> int:
-    if cursor is None:
-        return 0
-    try:
-        kind, _, offset = base64.urlsafe_b64decode(str(cursor).encode()).decode().partition(":")
-        value = int(offset)
-    except ValueError:
-        raise InvalidParams("Invalid cursor: pass nextCursor from the previous page") from None
-    if kind != "o" or not 0 <= value <= total:
-        raise InvalidParams("Invalid cursor: pass nextCursor from the previous page")
-    return value
-
-
-def check_protocol_version(request: Request) -> None:
-    version = request.headers.get("mcp-protocol-version")
-    if version is None or version in SUPPORTED_VERSIONS:
-        return
-    # -32022 with the versions we speak: the official client's auto mode, which probes a newer
-    # revision first, reads this as "handshake era" and falls back to initialize.
-    raise Reply(
-        400,
-        rpc_error(
-            None,
-            UNSUPPORTED_PROTOCOL_VERSION,
-            f"Unsupported MCP-Protocol-Version {version!r}; supported: "
-            + ", ".join(SUPPORTED_VERSIONS),
-            {"supported": list(SUPPORTED_VERSIONS), "requested": version},
-        ),
-    )
+    def challenge(self, request: Request, *, error: str, description: str) -> list:
+        value = www_authenticate(
+            resource_metadata=request.origin + metadata_path(self.path),
+            error=error,
+            description=description,
+            scope=" ".join(SCOPES),
+        )
+        return [(b"www-authenticate", value.encode())]
 
 
 def bearer(request: Request) -> str | None:
     return bearer_from_header(request.headers.get("authorization"))
-
-
-def resource(request: Request) -> str:
-    """This endpoint's URI: OAuth tokens must be bound to it (RFC 8707)."""
-    return request.origin + PATH
-
-
-async def authenticate(request: Request) -> Principal:
-    raw = bearer(request)
-    principal = (
-        await run_sync(authenticate_bearer, raw, resource=resource(request)) if raw else None
-    )
-    if principal is None:
-        raise unauthorized(request)
-    return principal
-
-
-def unauthorized(request: Request, headers: list | None = None) -> Reply:
-    description = "Connect osFoundry to continue"
-    return Reply(
-        401,
-        rpc_error(None, UNAUTHORIZED, f"Unauthorized: {description}"),
-        [*(headers or []), *challenge(request, error="invalid_token", description=description)],
-    )
 
 
 async def charge(key: str) -> list:

@@ -1,4 +1,5 @@
-// The review card: file filter, collapse/expand, "Viewed" marks and large files on demand.
+// The review card: file filter, collapse/expand, "Viewed" marks, large files on demand, the
+// "Wrap lines" toggle, and a confirmation naming the files the owner never opened.
 (function () {
   "use strict";
 
@@ -26,10 +27,20 @@
     }
   }
 
+  // Files whose content has been on screen on this page (or that the owner marked Viewed).
+  const seen = new Set();
+
+  function noteSeen(file) {
+    if (!file.classList.contains("is-collapsed") && !file.hasAttribute("data-unloaded")) {
+      seen.add(file);
+    }
+  }
+
   function setCollapsed(file, collapsed) {
     file.classList.toggle("is-collapsed", collapsed);
     const toggle = file.querySelector("[data-file-toggle]");
     if (toggle) toggle.setAttribute("aria-expanded", String(!collapsed));
+    noteSeen(file);
   }
 
   function updateCount() {
@@ -45,10 +56,15 @@
     const checkbox = file.querySelector("[data-viewed]");
     const toggle = file.querySelector("[data-file-toggle]");
     if (toggle) toggle.addEventListener("click", () => setCollapsed(file, !file.classList.contains("is-collapsed")));
+    noteSeen(file);
     if (checkbox) {
       checkbox.checked = viewed.has(path);
-      if (checkbox.checked) setCollapsed(file, true);
+      if (checkbox.checked) {
+        seen.add(file);
+        setCollapsed(file, true);
+      }
       checkbox.addEventListener("change", () => {
+        if (checkbox.checked) seen.add(file);
         if (checkbox.checked) viewed.add(path);
         else viewed.delete(path);
         setCollapsed(file, checkbox.checked);
@@ -88,6 +104,9 @@
         box.className = "code";
         box.innerHTML = await response.text();
         body.replaceChildren(box);
+        const file = body.closest("[data-file]");
+        file.removeAttribute("data-unloaded");
+        noteSeen(file);
       } catch (error) {
         link.textContent = `Could not load (${error.message}); retry`;
       }
@@ -104,9 +123,54 @@
   window.addEventListener("hashchange", revealTarget);
   revealTarget();
 
+  // "Wrap lines", remembered on this device for every card.
+  const wrap = review.querySelector("[data-wrap-lines]");
+  const wrapKey = "osf-wrap-lines";
+  function setWrapped(on) {
+    review.classList.toggle("is-wrapped", on);
+    if (wrap) wrap.checked = on;
+  }
+  try {
+    setWrapped(localStorage.getItem(wrapKey) === "1");
+  } catch (_error) {
+    setWrapped(false);
+  }
+  if (wrap) {
+    wrap.addEventListener("change", () => {
+      setWrapped(wrap.checked);
+      try {
+        localStorage.setItem(wrapKey, wrap.checked ? "1" : "0");
+      } catch (_error) {
+        // Private mode or full storage: the choice lasts for this page only.
+      }
+    });
+  }
+
+  // Approving code nobody opened: say which files, and why they were not shown.
+  function unseenFiles() {
+    return files
+      .filter((file) => !seen.has(file))
+      .map((file) => {
+        const reason = file.hasAttribute("data-unloaded") ? `: not loaded (${file.dataset.reason})` : ": never expanded";
+        return `• ${file.dataset.path}${reason}`;
+      });
+  }
+
+  const approveForm = review.querySelector("[data-approve-form]");
+  if (approveForm) {
+    approveForm.addEventListener("submit", (event) => {
+      const unseen = unseenFiles();
+      if (!unseen.length) return;
+      const count = unseen.length === 1 ? "This file was" : `These ${unseen.length} files were`;
+      const question = `${count} never opened on this card:\n${unseen.join("\n")}\n\nApprove and create anyway? The Room will run them as they are.`;
+      if (!window.confirm(question)) event.preventDefault();
+    });
+  }
+
   // One click is one decision; the server refuses a second anyway.
   review.querySelectorAll("form").forEach((form) => {
-    form.addEventListener("submit", () => {
+    form.addEventListener("submit", (event) => {
+      if (event.defaultPrevented) return;
       form.querySelectorAll("button[type=submit]").forEach((button) => (button.disabled = true));
     });
   });

@@ -64,5 +64,24 @@
     return typeof value === "string" && UUID.test(value);
   }
 
-  window.osfFeed = { openRoomFeed, isUuid };
+  // Characters a name may not show as themselves (rooms/reveal.py does the same on the server):
+  // controls, bidirectional and other invisible format characters, fillers, variation
+  // selectors, lone surrogates, noncharacters. They are written as visible ⟨U+…⟩ markers.
+  const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Noncharacter_Code_Point}\u034F\u115F\u1160\u3164\uFFA0\u17B4\u17B5\u180B-\u180D\u180F\u2028\u2029\u2800\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/gu;
+
+  function visibleText(text) {
+    return String(text).replace(HIDDEN, (ch) => {
+      const hex = ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+      return `⟨U+${hex}⟩`;
+    });
+  }
+
+  // A name from an event, isolated in <bdi> so right-to-left text cannot reorder its row.
+  function nameElement(text) {
+    const element = document.createElement("bdi");
+    element.textContent = visibleText(text || "");
+    return element;
+  }
+
+  window.osfFeed = { openRoomFeed, isUuid, visibleText, nameElement };
 })();

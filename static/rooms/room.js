@@ -56,7 +56,7 @@
     tab.dataset.instanceId = event.instance_id;
     tab.dataset.position = String(position);
     tab.dataset.buildState = "";
-    tab.textContent = String(event.name || "");
+    tab.appendChild(window.osfFeed.nameElement(event.name));
     insertInOrder(launcher, tab, position);
 
     const row = document.createElement("tr");
@@ -64,7 +64,9 @@
     row.dataset.position = String(position);
     row.className = "is-new";
     row.appendChild(td(String(position + 1), "num"));
-    row.appendChild(td(String(event.name || ""), "strong"));
+    const name = td("", "strong");
+    name.appendChild(window.osfFeed.nameElement(event.name));
+    row.appendChild(name);
     const kind = td("");
     const pill = document.createElement("span");
     pill.className = event.kind === "repo" ? "pill pill-repo" : "pill pill-snippet";
@@ -116,7 +118,10 @@
       state.className = `state state-${states[event.build_state] ? event.build_state : "none"}`;
     }
     const updated = row.querySelector("[data-build-updated]");
-    if (updated) updated.textContent = `just now by ${String(event.by || "")}`;
+    if (updated) {
+      updated.textContent = "just now by ";
+      updated.appendChild(window.osfFeed.nameElement(event.by));
+    }
   }
 
   window.osfFeed.openRoomFeed(root.dataset.roomId, root.dataset.afterSequence, (event) => {

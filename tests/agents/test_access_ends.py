@@ -182,7 +182,10 @@ def test_a_parked_mcp_wait_answers_401_when_its_token_is_revoked(asgi_server, bo
     response = call.answer()
     assert response.status_code == 401
     assert 'error="invalid_token"' in response.headers["www-authenticate"]
-    assert response.json()["error"]["message"] == "Unauthorized: Connect osFoundry to continue"
+    assert response.json()["error"]["message"] == (
+        "Connect osFoundry to continue: in Claude Code run /mcp and choose Authenticate, "
+        f"or add {asgi_server.url}/api/v1/mcp instead"
+    )
 
 
 def test_a_parked_room_poll_ends_when_its_member_is_removed(

@@ -301,3 +301,25 @@ def test_a_failed_wake_up_publish_loses_no_message(
     assert any(
         r.getMessage().startswith("could not publish wake-up for ['agent:") for r in caplog.records
     )
+
+
+@pytest.mark.parametrize("key", ["key-\x00-00001", "key-\u202e-00001"])
+def test_a_send_refuses_a_key_with_a_control_character_and_stores_nothing(
+    alice, bob, channel_factory, key
+):
+    # The rule lives with the keys (osfoundry/idempotency.py): proposals and sends share it.
+    channel_factory(members=[alice, bob])
+    sends = [
+        lambda: send(alice, "bob-codex", key=key),
+        lambda: send_channel_message(
+            sender=alice, channel="general", body="hi", idempotency_key=key
+        ),
+    ]
+    for operation in sends:
+        with pytest.raises(Invalid) as error:
+            operation()
+        assert error.value.field == "idempotency_key"
+        assert error.value.message.startswith("idempotency_key: column 5: ")
+        assert error.value.message.endswith("; remove it from the key")
+    assert not Message.objects.exists()
+    assert not MessageKey.objects.exists()

@@ -13,7 +13,7 @@ import pytest
 
 from agents import longpoll
 from agents.models import AgentProfile
-from osfoundry.mcp.protocol import PATH as MCP_PATH
+from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH as MCP_PATH
 from osfoundry.mcp.protocol import MCPApp
 
 from .test_wait_for_messages import in_thread, send
@@ -132,7 +132,7 @@ def wait_call() -> bytes:
 
 
 async def mcp_wait(token, client: Client):
-    app = MCPApp()
+    app = MCPApp(path=MCP_PATH, is_discovery_open=True)
     await app(scope(MCP_PATH, token, method="POST"), client.receive, client.send)
 
 

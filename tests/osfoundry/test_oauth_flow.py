@@ -1,9 +1,11 @@
 """The whole OAuth flow an MCP client runs, with the official SDK's OAuth client provider:
 401 → protected-resource metadata → authorization-server metadata → dynamic registration →
-PKCE authorization (the consent page, driven here as the owner's browser) → token → tools/call.
+PKCE authorization (the consent page, driven here as the owner's browser) → token → the request
+again. On /api/v1/mcp the 401 answers `initialize`; on /api/v1/external-mcp the first `tools/call`.
 """
 
 import asyncio
+import json
 import re
 from html import unescape
 from urllib.parse import parse_qs, urlsplit
@@ -23,6 +25,8 @@ from mcp.shared.auth import (
 )
 
 from osfoundry.auth import authenticate_bearer
+from tests.mcpclient import rpc
+from tests.osfoundry.oauth_helpers import TOKEN, VERIFIER
 
 REDIRECT_URI = "http://127.0.0.1:9/callback"  # never contacted: the test reads the redirect
 
@@ -93,11 +97,22 @@ def logged_in_session(user) -> str:
     return client.cookies["sessionid"].value
 
 
-def test_sdk_oauth_flow_ends_in_a_successful_tool_call(asgi_server, room, owner):
-    browser = Browser(logged_in_session(owner))
-    storage = MemoryStorage()
-    provider = OAuthClientProvider(
-        server_url=asgi_server.mcp_url,
+class Exchanges:
+    """An httpx response hook: each JSON-RPC method posted to `url`, with the status it got."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.seen: list[tuple[str, int]] = []
+
+    async def __call__(self, response) -> None:
+        request = response.request
+        if request.method == "POST" and str(request.url) == self.url:
+            self.seen.append((json.loads(request.content)["method"], response.status_code))
+
+
+def sdk_provider(url: str, browser: Browser, storage: MemoryStorage) -> OAuthClientProvider:
+    return OAuthClientProvider(
+        server_url=url,
         client_metadata=OAuthClientMetadata(
             client_name="Test agent",
             redirect_uris=[REDIRECT_URI],
@@ -110,8 +125,43 @@ def test_sdk_oauth_flow_ends_in_a_successful_tool_call(asgi_server, room, owner)
         callback_handler=browser.code,
     )
 
+
+def test_sdk_signs_in_at_the_initialize_401_on_the_mcp_path(asgi_server, room, owner):
+    url = asgi_server.url + "/api/v1/mcp"
+    browser = Browser(logged_in_session(owner))
+    storage = MemoryStorage()
+    exchanges = Exchanges(url)
+
     async def run():
-        async with httpx2.AsyncClient(auth=provider, timeout=30) as http:
+        hooks = {"response": [exchanges]}
+        auth = sdk_provider(url, browser, storage)
+        async with httpx2.AsyncClient(auth=auth, timeout=30, event_hooks=hooks) as http:
+            async with Client(
+                streamable_http_client(url, http_client=http), mode="legacy"
+            ) as client:
+                return await client.list_tools()
+
+    tools = asyncio.run(run())
+    assert "list_rooms" in [tool.name for tool in tools.tools]
+    # The very first answer is the challenge; the client signed in and initialized again,
+    # without a tool call.
+    assert exchanges.seen[:2] == [("initialize", 401), ("initialize", 200)]
+    assert ("tools/list", 200) in exchanges.seen
+    assert all(method != "tools/call" for method, _ in exchanges.seen)
+    assert "Connect osFoundry" in browser.consent_page
+    principal = authenticate_bearer(storage.tokens.access_token, resource=url)
+    assert principal.user == owner and principal.kind == "oauth"
+
+
+def test_sdk_oauth_flow_ends_in_a_successful_tool_call(asgi_server, room, owner):
+    browser = Browser(logged_in_session(owner))
+    storage = MemoryStorage()
+    exchanges = Exchanges(asgi_server.mcp_url)
+
+    async def run():
+        hooks = {"response": [exchanges]}
+        auth = sdk_provider(asgi_server.mcp_url, browser, storage)
+        async with httpx2.AsyncClient(auth=auth, timeout=30, event_hooks=hooks) as http:
             transport = streamable_http_client(asgi_server.mcp_url, http_client=http)
             async with Client(transport, mode="legacy") as client:
                 return await client.call_tool("list_rooms", {})
@@ -119,6 +169,10 @@ def test_sdk_oauth_flow_ends_in_a_successful_tool_call(asgi_server, room, owner)
     result = asyncio.run(run())
     assert not result.is_error
     assert [r["room_id"] for r in result.structured_content["rooms"]] == [str(room.pk)]
+    # SPEC §6's path: initialize answers without a token, the tool call meets the challenge.
+    challenged = [status for _, status in exchanges.seen].index(401)
+    assert exchanges.seen[0] == ("initialize", 200)
+    assert exchanges.seen[challenged : challenged + 2] == [("tools/call", 401), ("tools/call", 200)]
     assert "Connect osFoundry" in browser.consent_page
     # The consent form's answer redirects to the client: its policy lets it (and only it) go.
     assert "; form-action 'self' http://127.0.0.1:9;" in browser.consent_policy
@@ -181,16 +235,61 @@ def authorize_url(server, client_id: str, resource: str, redirect_uri: str = RED
     return f"{server.url}/identity/o/authorize?{query}"
 
 
-def test_authorization_for_another_resource_is_refused(asgi_server, owner):
+@pytest.mark.parametrize(
+    "resource",
+    ["http://elsewhere.example/mcp", "{origin}/api/v1/other-mcp", "http://elsewhere.example"],
+)
+def test_authorization_for_another_resource_is_refused(asgi_server, owner, resource):
     client_id = register(asgi_server)
     cookies = {"sessionid": logged_in_session(owner)}
-    page = httpx.get(
-        authorize_url(asgi_server, client_id, "http://elsewhere.example/mcp"), cookies=cookies
-    )
+    url = authorize_url(asgi_server, client_id, resource.format(origin=asgi_server.url))
+    page = httpx.get(url, cookies=cookies)
     assert "Connect osFoundry" not in page.text
     assert "issues tokens only for" in page.text
-    ours = httpx.get(authorize_url(asgi_server, client_id, asgi_server.mcp_url), cookies=cookies)
-    assert "Connect osFoundry" in ours.text
+
+
+@pytest.mark.parametrize("path", ["/api/v1/mcp", "/api/v1/external-mcp"])
+def test_authorization_for_either_mcp_path_is_granted(asgi_server, owner, path):
+    client_id = register(asgi_server)
+    cookies = {"sessionid": logged_in_session(owner)}
+    page = httpx.get(authorize_url(asgi_server, client_id, asgi_server.url + path), cookies=cookies)
+    assert "Connect osFoundry" in page.text
+
+
+def oauth_token(server, user, resource: str) -> str:
+    """An access token bound to `resource`, through registration, consent and the token
+    endpoint."""
+    client_id = register(server)
+    browser = Browser(logged_in_session(user))
+    asyncio.run(browser.open(authorize_url(server, client_id, resource)))
+    response = httpx.post(
+        server.url + TOKEN,
+        data={
+            "grant_type": "authorization_code",
+            "client_id": client_id,
+            "redirect_uri": REDIRECT_URI,
+            "code": browser.callback["code"][0],
+            "code_verifier": VERIFIER,
+            "resource": resource,
+        },
+    )
+    assert response.status_code == 200, response.text
+    return response.json()["access_token"]
+
+
+@pytest.mark.parametrize("bound_to", ["/api/v1/mcp", "/api/v1/external-mcp"])
+def test_a_token_bound_to_either_mcp_path_works_on_both(asgi_server, room, owner, bound_to):
+    # One protected resource behind two paths (osfoundry/oauth.py, same_resource).
+    token = oauth_token(asgi_server, owner, asgi_server.url + bound_to)
+    for path in ("/api/v1/mcp", "/api/v1/external-mcp"):
+        params = {"name": "list_rooms", "arguments": {}}
+        response = rpc(asgi_server.url + path, "tools/call", params, token=token)
+        assert response.status_code == 200, (path, response.text)
+        assert not response.json()["result"]["isError"]
+    # Still bound: no other origin's MCP endpoint, and not the REST API.
+    for elsewhere in ("http://elsewhere.example/api/v1/mcp", asgi_server.url + "/api/v1/rooms"):
+        assert authenticate_bearer(token, resource=elsewhere) is None
+    assert authenticate_bearer(token) is None
 
 
 def test_cancel_on_the_consent_page_grants_nothing(asgi_server, owner):

@@ -260,7 +260,9 @@ def test_many_files_card_navigates_and_loads_large_files_on_demand(
     card.get_by_role("button", name="Expand all").click()
     screenshot(card, "card-many.png")
     large = card.locator('[data-file][data-path="src/data.ts"]')
-    expect(large.locator("[data-large-note]")).to_contain_text("not rendered yet")
+    expect(large.locator("[data-large-note]")).to_contain_text(
+        "Not rendered yet: large file: 147 KB."
+    )
     large.get_by_role("link", name="Load file").click()
     expect(large.locator(".hl")).to_be_visible()
 

@@ -2,6 +2,7 @@
 
 from django.urls import reverse
 
+from rooms.highlight import file_anchor
 from rooms.services import CARD_FILES_WARNING
 from tests.refusals import refused_by_view
 from tests.rooms.helpers import propose
@@ -54,27 +55,24 @@ def test_html_in_file_names_and_contents_renders_inert(client, owner, room, agen
     assert "&lt;script&gt;" in html
 
 
-def test_binary_files_are_not_shown(client, owner, room, agent, files):
-    # NUL bytes are refused when proposed; control-character soup still reaches the card.
-    binary = "\x89PNG\r\n\x1a\n" + "\x01\x02\x03\x04\x05\x06" * 20
-    proposal = propose(room, agent, {**files, "assets/logo.png": binary})
-    html = card(client, owner, proposal).content.decode()
-    assert "binary file not shown" in html
-
-
-def test_large_files_are_collapsed_and_rendered_on_demand(client, owner, room, agent, files):
+def test_large_files_are_collapsed_with_their_reason_and_rendered_on_demand(
+    client, owner, room, agent, files
+):
     big = "export const data = [\n" + "  1,\n" * 30_000 + "];\n"
     proposal = propose(room, agent, {**files, "src/data.ts": big})
     html = card(client, owner, proposal).content.decode()
-    assert "not rendered yet" in html
+    assert "Not rendered yet: large file: 147 KB." in html
     assert html.count('<div class="code">') == 2
-    url = reverse("rooms:proposal_file", args=[proposal.pk]) + "?path=src/data.ts"
+    url = reverse("rooms:proposal_file", args=[proposal.pk]) + f"?file={file_anchor('src/data.ts')}"
     assert url in html
     part = client.get(url)
     assert part.status_code == 200
     assert '<div class="hl">' in part.content.decode()
-    missing = client.get(reverse("rooms:proposal_file", args=[proposal.pk]) + "?path=nope")
-    refused_by_view(missing, "rooms:proposal_file")
+    by_path = reverse("rooms:proposal_file", args=[proposal.pk]) + "?path=src/data.ts"
+    assert client.get(by_path).status_code == 200
+    for query in ("?path=nope", "?file=f-000000000000"):
+        missing = client.get(reverse("rooms:proposal_file", args=[proposal.pk]) + query)
+        refused_by_view(missing, "rooms:proposal_file")
 
 
 def test_member_gets_404_for_a_pending_card_and_its_files(client, member, room, agent, files):

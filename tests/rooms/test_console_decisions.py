@@ -35,7 +35,7 @@ def test_owner_approves_with_the_csrf_token_from_the_card(owner, room, agent, fi
     assert proposal.decided_by == owner
     app = LauncherApp.objects.get(proposal=proposal)
     page = response.content.decode()
-    assert "Approved by <strong>owner</strong> on" in page
+    assert "Approved by <strong><bdi>owner</bdi></strong> on" in page
     assert f"is now a tab in {room.name}" in page
     assert "Approve and create" not in page
     assert app.room == room
@@ -98,7 +98,7 @@ def test_decline_records_the_reason_for_the_agent(client, owner, room, agent, fi
     assert proposal.status == Proposal.Status.DECLINED
     assert proposal.decline_reason == "Use the <b>design</b> tokens"
     html = response.content.decode()
-    assert "Declined by <strong>owner</strong> on" in html
+    assert "Declined by <strong><bdi>owner</bdi></strong> on" in html
     assert "Reason: Use the &lt;b&gt;design&lt;/b&gt; tokens" in html
     assert not LauncherApp.objects.exists()
 
@@ -158,7 +158,7 @@ def test_decided_card_stays_readable_for_the_owner(client, owner, room, agent, f
     client.post(approve_url(proposal), {"content_hash": proposal.content_hash})
     html = client.get(reverse("rooms:proposal", args=[proposal.pk])).content.decode()
     assert "Review all proposed files (2)" in html
-    assert "Approved by <strong>owner</strong>" in html
+    assert "Approved by <strong><bdi>owner</bdi></strong>" in html
 
 
 def test_proposing_agent_reads_the_decline_reason_through_the_api(

@@ -93,3 +93,16 @@ def test_member_gets_404_for_a_pending_repo_card(client, member, repo_proposal):
     refused_by_view(
         client.get(reverse("rooms:proposal", args=[repo_proposal.pk])), "rooms:proposal"
     )
+
+
+def test_version_page_marks_the_characters_a_proposal_would_refuse(client, owner, project, version):
+    # A repository is imported from git, not proposed: its files may still hold Trojan Source.
+    version.files["src/admin.ts"] = "const level = 'user\u202e \u2066// admin\u2069 \u2066';\n"
+    version.save(update_fields=["files"])
+    project.members.add(owner)
+    client.force_login(owner)
+    html = client.get(version_url(version, "src/admin.ts")).content.decode()
+    assert "<strong>4 characters a proposal may not carry</strong>" in html
+    assert html.count('<span class="uc uc-refused"') == 4
+    assert 'title="U+202E RIGHT-TO-LEFT OVERRIDE"' in html
+    assert "\u202e" not in html and "\u2066" not in html

@@ -30,12 +30,16 @@ def test_lexer_is_chosen_by_name_never_guessed():
     assert highlight.lexer_class(highlight.lexer_key("x.txt")).__name__ == "TextLexer"
 
 
-def test_binary_looking_text_is_not_rendered():
+def test_only_files_that_are_not_text_are_binary():
+    # A repository file that was not UTF-8 is stored as None; NUL never reaches a proposal.
+    assert highlight.is_binary(None)
     assert highlight.is_binary("abc\x00def")
-    assert highlight.is_binary("\x01\x02\x03\x04 mostly control" * 2)
-    assert highlight.is_binary("\udc80 lone surrogate")
-    assert not highlight.is_binary("tab\tand newline\n")
     assert "binary file not shown" in highlight.highlight("a\x00b", "x.bin")
+    # Control characters are text the card shows, each as a marker: nothing that runs is hidden.
+    assert not highlight.is_binary("\x01\x02\x03\x04 mostly control" * 2)
+    assert not highlight.is_binary("tab\tand newline\n")
+    html = highlight.highlight("\x01\x02 mostly control", "x.txt")
+    assert "⟨U+0001⟩" in html and "⟨U+0002⟩" in html
 
 
 def test_large_files_and_long_lines_are_large():
@@ -59,6 +63,7 @@ def test_file_views_keep_large_files_for_later():
     by_path = {view.path: view for view in views}
     assert [view.path for view in views] == ["b.bin", "big.ts", "src/App.tsx"]
     assert by_path["big.ts"].is_large and by_path["big.ts"].html is None
+    assert by_path["big.ts"].collapse_reason == "large file: 195 KB, long line: 200,000 characters"
     assert by_path["b.bin"].is_binary and by_path["b.bin"].html is None
     assert by_path["src/App.tsx"].html
 

@@ -47,10 +47,18 @@ def test_local_room_is_unavailable(room_factory, agent, files):
 
 def test_binary_content_is_refused_with_a_clear_error(room, agent, files):
     # PostgreSQL's jsonb cannot store NUL or lone surrogates: refuse them on every database.
-    for content in ("\x89PNG\x00", "bad \udc80 text"):
+    expected = {
+        "\x89PNG\x00": [
+            "assets/logo.png:1:1: control character U+0089",
+            "assets/logo.png:1:5: control character U+0000 (NULL)",
+            "assets/logo.png: this looks like a binary file, and a snippet carries text files "
+            "only: drop it, or put the app in a repository and use propose_room_repo_app",
+        ],
+        "bad \udc80 text": ["assets/logo.png:1:5: lone surrogate U+DC80 is not a character"],
+    }
+    for content, parts in expected.items():
         with pytest.raises(Invalid) as error:
             propose(room, agent, {**files, "assets/logo.png": content})
-        assert "files['assets/logo.png']: contains NUL bytes or invalid Unicode" in (
-            error.value.message
-        )
+        assert all(part in error.value.message for part in parts), error.value.message
+        assert error.value.field == "files.assets/logo.png"
     assert not Proposal.objects.exists()

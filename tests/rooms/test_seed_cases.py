@@ -33,10 +33,11 @@ def case_args(case):
 
 EXPECTED = [
     ("ok", None, None),
-    ("no App.tsx", "files", "src/App.tsx missing"),
-    ("absolute path", "files", "unsafe path '/etc/hosts'"),
-    ("dot-dot path", "files", "unsafe path 'src/../../x.ts'"),
-    ("backslash path", "files", "unsafe path 'src\\\\x.ts'"),
+    # A file's problem names that file: `files.<path>`, as a schema error on one file does.
+    ("no App.tsx", "files.src/App.tsx", "src/App.tsx missing"),
+    ("absolute path", "files./etc/hosts", "unsafe path '/etc/hosts'"),
+    ("dot-dot path", "files.src/../../x.ts", "unsafe path 'src/../../x.ts'"),
+    ("backslash path", "files.src\\x.ts", "unsafe path 'src\\\\x.ts'"),
     ("name 201 chars", "name", "name: is too long: 201 characters, at most 200 allowed"),
     ("key 7 chars", "idempotency_key", "idempotency_key: is too short: 7 characters, at least 8"),
     ("extra field", "visibility", "visibility: unknown field; remove it"),

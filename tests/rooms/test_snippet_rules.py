@@ -103,7 +103,7 @@ def test_refused_snippet_stores_nothing(room, agent):
             files={"src/App.tsx": "x", "/etc/hosts": "y"},
             idempotency_key="key-bad-01",
         )
-    assert error.value.field == "files"
+    assert error.value.field == "files./etc/hosts"
     assert not Proposal.objects.exists()
     assert not room.events.exists()
     assert not room.proposals.exists()

@@ -23,6 +23,34 @@ def test_call_without_token_is_challenged_byte_for_byte(asgi_server, room):
     assert "Team Falcon" not in response.text
 
 
+def test_call_without_token_tells_the_person_what_to_do(asgi_server, settings):
+    # Clients that connected here without a token meet the 401 only now; some just mark the
+    # server "needs auth". The JSON-RPC error answers the call, so the model can relay it.
+    request_id = 4242
+    response = httpx.post(
+        asgi_server.mcp_url,
+        json={
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "tools/call",
+            "params": {"name": "list_rooms", "arguments": {}},
+        },
+    )
+    assert response.status_code == 401
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {
+            "code": -32001,
+            "message": "Connect osFoundry to continue: in Claude Code run /mcp and choose "
+            f"Authenticate, or add {asgi_server.url}/api/v1/mcp instead",
+        },
+    }
+    settings.PUBLIC_ORIGIN = "https://rooms.example.com"
+    message = list_rooms(asgi_server).json()["error"]["message"]
+    assert message.endswith("or add https://rooms.example.com/api/v1/mcp instead")
+
+
 def test_unknown_token_is_challenged(asgi_server, room):
     response = list_rooms(asgi_server, token="osf_not-a-real-token")
     assert response.status_code == 401

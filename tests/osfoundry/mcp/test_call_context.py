@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from osfoundry import asgi
 from osfoundry.auth import READ
-from osfoundry.mcp.protocol import MCPApp
+from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH, MCPApp
 from osfoundry.mcp.tooling import Tool
 from tests.mcpclient import rpc
 
@@ -58,7 +58,7 @@ class Probe:
 @pytest.fixture
 def probe(monkeypatch):
     probe = Probe()
-    app = MCPApp(tools=probe.tools())
+    app = MCPApp(tools=probe.tools(), path=EXTERNAL_MCP_PATH, is_discovery_open=True)
 
     async def serve_and_note(scope, receive, send):
         try:
@@ -66,7 +66,7 @@ def probe(monkeypatch):
         finally:
             probe.finished.set()  # the protocol is done with the request, callbacks included
 
-    monkeypatch.setattr(asgi, "mcp_app", serve_and_note)
+    monkeypatch.setitem(asgi.mcp_apps, EXTERNAL_MCP_PATH, serve_and_note)
     return probe
 
 

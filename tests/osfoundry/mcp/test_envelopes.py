@@ -8,7 +8,7 @@ import pytest
 
 from osfoundry import asgi
 from osfoundry.auth import READ
-from osfoundry.mcp.protocol import MCPApp
+from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH, MCPApp
 from osfoundry.mcp.tooling import Tool
 from osfoundry.schemas import Strict
 
@@ -93,7 +93,8 @@ def test_a_tool_that_fails_answers_server_error_and_logs_it(
     tool = Tool(
         name="broken", description="x", arguments=NoArgs, scope=READ, annotations={}, handler=broken
     )
-    monkeypatch.setattr(asgi, "mcp_app", MCPApp(tools=[tool]))
+    app = MCPApp(tools=[tool], path=EXTERNAL_MCP_PATH, is_discovery_open=True)
+    monkeypatch.setitem(asgi.mcp_apps, EXTERNAL_MCP_PATH, app)
     message = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "broken"}}
     with caplog.at_level(logging.ERROR, logger="osfoundry.mcp.protocol"):
         response = post(asgi_server, message, token_factory(agent))

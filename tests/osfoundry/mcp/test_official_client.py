@@ -11,12 +11,15 @@ import pytest
 from tests.mcpclient import connect
 
 
+@pytest.mark.parametrize("path", ["/api/v1/external-mcp", "/api/v1/mcp"])
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_client_connects_lists_tools_and_calls_one(asgi_server, room, agent, token_factory, mode):
+def test_client_connects_lists_tools_and_calls_one(
+    asgi_server, room, agent, token_factory, mode, path
+):
     token = token_factory(agent)
 
     async def run():
-        async with connect(asgi_server.mcp_url, token, mode=mode) as client:
+        async with connect(asgi_server.url + path, token, mode=mode) as client:
             tools = await client.list_tools()
             rooms = await client.call_tool("list_rooms", {})
             return client.protocol_version, client.instructions, tools, rooms

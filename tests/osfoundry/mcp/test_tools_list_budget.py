@@ -5,6 +5,7 @@ import json
 import pytest
 
 from osfoundry import asgi
+from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH
 from osfoundry.mcp.tooling import collect_tools
 from rooms.tools import TOOLS as ROOM_TOOLS
 from tests.mcpclient import rpc
@@ -33,14 +34,20 @@ def test_whole_tools_list_is_under_7000_bytes(asgi_server):
 
 def test_room_tools_leave_room_for_the_agent_tools():
     tools = [
-        tool for tool in asgi.mcp_app.descriptions if tool["name"] in {t.name for t in ROOM_TOOLS}
+        tool
+        for tool in asgi.mcp_apps[EXTERNAL_MCP_PATH].descriptions
+        if tool["name"] in {t.name for t in ROOM_TOOLS}
     ]
     size = len(json.dumps(tools, ensure_ascii=False, separators=(",", ":")).encode())
     assert size <= ROOM_TOOLS_BUDGET
 
 
 def test_snippet_tool_publishes_the_contract_exactly():
-    tool = next(t for t in asgi.mcp_app.descriptions if t["name"] == "propose_room_snippet_app")
+    tool = next(
+        t
+        for t in asgi.mcp_apps[EXTERNAL_MCP_PATH].descriptions
+        if t["name"] == "propose_room_snippet_app"
+    )
     assert tool["inputSchema"] == SNIPPET_SCHEMA
     assert tool["description"] == (
         "Prepare a Room snippet with source files. It appears in the cloud Room launcher only "

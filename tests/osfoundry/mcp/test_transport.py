@@ -3,6 +3,7 @@
 import httpx
 
 from osfoundry import asgi
+from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH
 from tests.mcpclient import rpc
 
 
@@ -110,7 +111,7 @@ def test_unknown_tool_is_invalid_params(asgi_server, agent, token_factory):
 
 
 def test_tools_list_pages_with_a_cursor(asgi_server, monkeypatch):
-    monkeypatch.setattr(asgi.mcp_app, "page_size", 3)
+    monkeypatch.setattr(asgi.mcp_apps[EXTERNAL_MCP_PATH], "page_size", 3)
     names, cursor, pages = [], None, 0
     while True:
         params = {"cursor": cursor} if cursor else {}
@@ -120,7 +121,7 @@ def test_tools_list_pages_with_a_cursor(asgi_server, monkeypatch):
         cursor = result.get("nextCursor")
         if not cursor:
             break
-    assert names == [tool.name for tool in asgi.mcp_app.tools]
+    assert names == [tool.name for tool in asgi.mcp_apps[EXTERNAL_MCP_PATH].tools]
     assert pages == -(-len(names) // 3)
 
 

@@ -1,0 +1,5 @@
+import { rows } from "./data";
+
+export default function App() {
+  return <p>{rows.length} rows</p>;
+}
