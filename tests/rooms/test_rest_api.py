@@ -212,3 +212,21 @@ def test_propose_a_repository_version(client, room, project, write_token, owner)
     assert wrong.status_code == 400
     assert wrong.json()["error"]["field"] == "version_id"
     assert Proposal.objects.count() == 1
+
+
+def test_an_unexpected_error_is_a_json_500_and_is_logged(client, write_token, monkeypatch, caplog):
+    from rooms import services
+
+    def broken(user):
+        raise RuntimeError("a bug in a service")
+
+    monkeypatch.setattr(services, "list_rooms", broken)
+    with caplog.at_level("ERROR", logger="osfoundry.api"):
+        response = call(client, "get", "/rooms", write_token)
+    assert response.status_code == 500
+    assert response.json() == {
+        "error": {"code": "server_error", "message": "Unexpected error; it was logged"}
+    }
+    (record,) = [r for r in caplog.records if r.name == "osfoundry.api"]
+    assert record.getMessage() == "unhandled API error"
+    assert "a bug in a service" in str(record.exc_info[1])
