@@ -1,7 +1,6 @@
 """Mounts the apps' routers under /api/v1/ and maps domain errors to JSON once."""
 
 from functools import wraps
-from inspect import iscoroutinefunction
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -99,16 +98,8 @@ def not_json(request):
 
 
 def json_bodies_only(run):
-    """Wraps every operation, before its auth and parsing (ninja's "view" decorator mode)."""
-    if iscoroutinefunction(run):
-
-        @wraps(run)
-        async def check_async(request, *args, **kwargs):
-            if (refusal := not_json(request)) is not None:
-                return refusal
-            return await run(request, *args, **kwargs)
-
-        return check_async
+    """Wraps every operation, before its auth and parsing (ninja's "view" decorator mode).
+    Every operation is synchronous (Django runs it in a thread)."""
 
     @wraps(run)
     def check(request, *args, **kwargs):

@@ -87,3 +87,20 @@ def test_unknown_scopes_in_the_token_form_are_a_form_error(admin_client, agent):
     ]
     token.refresh_from_db()
     assert token.scopes == "osfoundry:read"
+
+
+def test_the_channel_member_rule_holds_for_the_service_too(
+    project, alice, profile_factory, stranger
+):
+    from agents.services import add_channel_member, create_channel
+    from osfoundry.errors import Forbidden
+
+    outsider = profile_factory(stranger, "eve-agent")
+    project.members.remove(stranger)
+    channel = create_channel(project=project, name="general", members=[alice])
+    with pytest.raises(Forbidden) as error:
+        add_channel_member(channel=channel, profile=outsider)
+    assert error.value.message == (
+        "eve-agent's owner is not a member of project 'Demo'; add them to the project first"
+    )
+    assert list(channel.members.values_list("handle", flat=True)) == ["alice-claude"]

@@ -83,3 +83,35 @@ def test_each_connection_of_one_user_gets_its_own_profile(agent):
         "agent-claude",
         "agent-codex",
     }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_concurrent_claims_of_one_handle_give_it_to_one(agent, member):
+    import threading
+
+    from django.db import connection
+
+    barrier = threading.Barrier(2)
+    outcomes = {}
+
+    def claim(user, key):
+        try:
+            barrier.wait(5)
+            outcomes[key] = claim_connected_profile(
+                user=user, connection_key=key, handle="popular"
+            ).created
+        except Conflict as error:
+            outcomes[key] = error.code
+        finally:
+            connection.close()
+
+    threads = [
+        threading.Thread(target=claim, args=(agent, "pat:one")),
+        threading.Thread(target=claim, args=(member, "pat:two")),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    assert sorted(outcomes.values(), key=str) == sorted([True, "handle_taken"], key=str)
+    assert list(AgentProfile.objects.values_list("handle", flat=True)) == ["popular"]

@@ -8,6 +8,7 @@ import time
 import httpx
 import pytest
 
+from agents import longpoll
 from agents.longpoll import PATH
 from agents.models import AgentProfile
 from agents.sending import send_agent_message
@@ -174,12 +175,28 @@ def test_a_client_that_leaves_while_parked_leaves_nothing_behind(asgi_server, pa
     assert [m["body"] for m in wait(asgi_server, token, timeout_s=0).json()["messages"]] == ["m1"]
 
 
-def test_a_response_the_client_never_read_does_not_move_the_cursor(asgi_server, pair):
+def finished_requests(monkeypatch) -> list:
+    """The long-poll requests the server has finished with, in order."""
+    finished: list = []
+    handle = longpoll.handle
+
+    async def handle_and_note(scope, receive, send):
+        try:
+            await handle(scope, receive, send)
+        finally:
+            finished.append(scope["query_string"])
+
+    monkeypatch.setattr(longpoll, "handle", handle_and_note)
+    return finished
+
+
+def test_a_response_the_client_never_read_does_not_move_the_cursor(asgi_server, pair, monkeypatch):
     alice, bob, token = pair
+    finished = finished_requests(monkeypatch)
     send(alice, 1)
     sock = open_wait(asgi_server, token)
     sock.close()  # before the server could answer
-    time.sleep(0.5)  # let the server finish with it (no assertion depends on the duration)
+    until(lambda: len(finished) == 1, "the server to finish with the abandoned request")
     assert cursor(bob) == 0
     again = wait(asgi_server, token, timeout_s=0).json()
     assert [m["sequence"] for m in again["messages"]] == [1]
@@ -215,3 +232,25 @@ def test_every_fifth_response_dropped_still_processes_all_twenty(
         m["body"] for m in wait(asgi_server, token, timeout_s=1, **query).json()["messages"]
     ]
     assert processed == [f"m{n}" for n in range(1, 21)]
+
+
+def test_an_unknown_token_is_refused_with_the_challenge(asgi_server, pair):
+    response = wait(asgi_server, "osf_not-a-real-token", timeout_s=0)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == 'Bearer error="invalid_token"'
+    assert response.json() == {
+        "error": {
+            "code": "invalid_token",
+            "message": "A valid bearer token is required: send Authorization: Bearer <token>",
+        }
+    }
+
+
+def test_only_get_is_allowed(asgi_server, pair):
+    _alice, _bob, token = pair
+    response = httpx.post(
+        asgi_server.url + PATH, headers={"Authorization": f"Bearer {token}"}, json={}
+    )
+    assert response.status_code == 405
+    assert response.headers["allow"] == "GET"
+    assert response.json() == {"error": {"code": "method_not_allowed", "message": "Use GET"}}

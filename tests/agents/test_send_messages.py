@@ -240,6 +240,69 @@ def test_old_send_keys_are_purged_and_messages_stay(alice, bob):
     assert Message.objects.count() == 2
 
 
+def test_more_than_twenty_recipients_are_refused_and_nothing_is_stored(alice, bob):
+    many = " ".join(f"agent-{n}" for n in range(21))
+    with pytest.raises(Invalid) as error:
+        send(alice, many)
+    assert (error.value.field, error.value.message) == (
+        "to",
+        "to: 21 handles, at most 20; post to a channel instead",
+    )
+    assert not Message.objects.exists()
+
+
+@pytest.mark.parametrize("to", ["", "  ", " , ; "])
+def test_an_empty_to_is_refused_and_nothing_is_stored(alice, to):
+    with pytest.raises(Invalid) as error:
+        send(alice, to)
+    assert error.value.message == "to: name at least one handle, e.g. 'bob-codex'"
+    assert not Message.objects.exists()
+
+
+def test_a_reply_stays_where_its_thread_started(alice, bob, channel_factory):
+    channel_factory(name="general", members=[alice, bob])
+    channel_factory(name="ops", members=[alice, bob])
+    root = send_channel_message(
+        sender=alice, channel="general", body="plan?", idempotency_key="root-0001"
+    ).message
+    with pytest.raises(Invalid) as in_another_channel:
+        send_channel_message(
+            sender=bob,
+            channel="ops",
+            body="here",
+            thread_root_id=str(root.pk),
+            idempotency_key="reply-001",
+        )
+    assert in_another_channel.value.message == (
+        "thread_root_id: the thread belongs to #general; reply where it started"
+    )
+    with pytest.raises(Invalid) as as_a_direct_message:
+        send(bob, "alice-claude", thread_root_id=str(root.pk), key="reply-002")
+    assert as_a_direct_message.value.field == "thread_root_id"
+    assert Message.objects.count() == 1
+
+
+def test_a_failed_wake_up_publish_loses_no_message(
+    alice, bob, caplog, settings, django_capture_on_commit_callbacks
+):
+    # Redis refuses the publish: the message is stored and the send answers; the recipient
+    # finds it at its next read (a wake-up is a hint, never the message).
+    wakeups.configure("redis://127.0.0.1:1/0", "unreachable")
+    try:
+        with (
+            caplog.at_level("WARNING", logger="osfoundry.wakeups.bridge"),
+            django_capture_on_commit_callbacks(execute=True),
+        ):
+            result = send(alice, "bob-codex", "still stored", key="key-red-01")
+    finally:
+        wakeups.configure(settings.REDIS_URL, settings.REDIS_PREFIX)
+    assert [d["handle"] for d in result.delivered] == ["bob-codex"]
+    assert inbox(bob) == [(1, "still stored", "to")]
+    assert any(
+        r.getMessage().startswith("could not publish wake-up for ['agent:") for r in caplog.records
+    )
+
+
 @pytest.mark.parametrize("key", ["key-\x00-00001", "key-\u202e-00001"])
 def test_a_send_refuses_a_key_with_a_control_character_and_stores_nothing(
     alice, bob, channel_factory, key

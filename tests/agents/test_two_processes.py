@@ -55,32 +55,46 @@ def workers(transactional_db, tmp_path):
             stop_process(process)
 
 
+def until(condition, what: str, seconds: float = 20) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.01)
+
+
+def calls_counted(admin, prefix: str, token_key: str) -> int:
+    """How many calls the workers counted for a token (osfoundry.ratelimit, in Redis)."""
+    keys = admin.keys(f"{prefix}:rate:{token_key}:*")
+    return sum(int(value) for value in admin.mget(keys)) if keys else 0
+
+
 def test_a_send_on_one_process_wakes_the_waiter_on_the_other(workers, agent_token, owner, member):
-    (waiting_on, sending_on), channel, _prefix = workers
+    (waiting_on, sending_on), channel, prefix = workers
     alice_token, _alice = agent_token(owner, "alice-claude")
-    bob_token, _bob = agent_token(member, "bob-codex")
-    answers = []
-
-    def wait():
-        answers.append(
-            httpx.get(
-                waiting_on + PATH,
-                params={"timeout_s": 50},
-                headers={"Authorization": f"Bearer {bob_token}"},
-                timeout=60,
-            )
-        )
-
-    thread = threading.Thread(target=wait)
-    thread.start()
-    # The waiting process subscribes when its first long-poll parks (after registering it).
+    bob_token, bob = agent_token(member, "bob-codex")
+    headers = {"Authorization": f"Bearer {bob_token}"}
     admin = redis.Redis.from_url(REDIS_URL)
-    deadline = time.monotonic() + 20
-    while dict(admin.pubsub_numsub(channel)).get(channel.encode(), 0) < 1:
-        assert time.monotonic() < deadline, "the waiting process never subscribed"
-        time.sleep(0.02)
+    # A first poll: the waiting process authenticates bob, reads his inbox, remembers both and
+    # subscribes to the wake-ups, so the next poll parks without a database read.
+    assert httpx.get(waiting_on + PATH, params={"timeout_s": 0}, headers=headers).json() == {
+        "messages": [],
+        "next_after_sequence": 0,
+        "has_more": False,
+    }
+    until(
+        lambda: dict(admin.pubsub_numsub(channel)).get(channel.encode(), 0) >= 1,
+        "the waiting process to subscribe",
+    )
+    answers = []
+    thread = threading.Thread(
+        target=lambda: answers.append(
+            httpx.get(waiting_on + PATH, params={"timeout_s": 50}, headers=headers, timeout=60)
+        )
+    )
+    thread.start()
+    # The long-poll counts its call, then parks in the same step: once counted, it is parked.
+    until(lambda: calls_counted(admin, prefix, bob.connection_key) == 2, "the poll to be counted")
     admin.close()
-    time.sleep(0.3)  # ordering only: the waiter's first read is done, it is parked
     sent = httpx.post(
         sending_on + "/api/v1/agents/messages",
         json={"to": "bob-codex", "body": "across processes", "idempotency_key": "alice-0001"},
@@ -115,10 +129,10 @@ def test_a_user_deactivated_in_another_process_ends_a_wait_parked_in_a_worker(
     thread = threading.Thread(target=wait)
     thread.start()
     admin = redis.Redis.from_url(REDIS_URL)
-    deadline = time.monotonic() + 20
-    while dict(admin.pubsub_numsub(channel)).get(channel.encode(), 0) < 1:
-        assert time.monotonic() < deadline, "the waiting process never subscribed"
-        time.sleep(0.02)
+    until(
+        lambda: dict(admin.pubsub_numsub(channel)).get(channel.encode(), 0) >= 1,
+        "the waiting process to subscribe",
+    )
     admin.close()
     # This process publishes its wake-ups on the workers' channel, as a script would.
     wakeups.configure(REDIS_URL, prefix)

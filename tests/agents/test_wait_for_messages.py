@@ -179,3 +179,17 @@ async def test_a_stale_profile_id_for_a_connection_is_corrected(alice, bob):
     assert [m["body"] for m in page.messages] == ["hello"]
     assert idle.memory.profile_id("pat:test") == bob.pk
     assert wakeups.registry.count() == 0
+
+
+async def test_an_after_sequence_below_the_stored_cursor_delivers_again(alice, bob):
+    """At-least-once: a client that lost what it got (or never processed it) asks from the last
+    sequence it processed and receives everything after it again, whatever was recorded."""
+    for n in (1, 2, 3):
+        await send(alice, "bob-codex", f"m{n}", f"key-0000{n}")
+    await in_thread(record_delivered)(profile_id=bob.pk, sequence=3)
+    again = await wait(bob, after_sequence=1, timeout_s=0)
+    assert [m["body"] for m in again.messages] == ["m2", "m3"]
+    everything = await wait(bob, after_sequence=0, timeout_s=0)
+    assert [m["sequence"] for m in everything.messages] == [1, 2, 3]
+    await in_thread(bob.refresh_from_db)()
+    assert bob.last_delivered_sequence == 3  # re-reading never moves the cursor back

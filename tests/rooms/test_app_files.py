@@ -5,6 +5,7 @@ from django.urls import reverse
 
 from rooms.models import Repository, RepositoryVersion
 from rooms.services import approve_proposal, propose_repo_version, propose_snippet
+from tests.refusals import refused_by_view
 from tests.rooms.helpers import stored_unchecked
 
 
@@ -54,7 +55,7 @@ def test_stranger_gets_404(client, room, agent, owner, stranger, files):
     app = approve_snippet(room, agent, owner, files)
     client.force_login(stranger)
     response = client.get(files_url(app))
-    assert response.status_code == 404
+    refused_by_view(response, "rooms:app_files")
     assert response.json()["error"]["code"] == "not_found"
     assert "App.tsx" not in response.content.decode()
 

@@ -136,3 +136,14 @@ def test_concurrent_approvals_of_different_proposals_get_distinct_positions(
         thread.join(30)
     positions = sorted(LauncherApp.objects.values_list("position", flat=True))
     assert positions == [0, 1, 2, 3, 4]
+
+
+def test_approving_a_proposal_that_does_not_exist_is_not_found(owner, db):
+    missing = "00000000-0000-0000-0000-000000000000"
+    with pytest.raises(NotFound) as error:
+        approve_proposal(owner=owner, proposal_id=missing)
+    assert (error.value.field, error.value.message) == (
+        "proposal_id",
+        f"Proposal '{missing}' not found",
+    )
+    assert not LauncherApp.objects.exists()

@@ -82,3 +82,34 @@ def test_import_repo_version_command(tmp_path, project):
     assert out.getvalue().startswith("Imported timer@")
     with pytest.raises(CommandError, match="no repository named 'nope'"):
         call_command("import_repo_version", str(tmp_path), "--repository", "nope")
+
+
+@pytest.mark.django_db
+def test_import_repo_version_names_the_project_and_explains_git_errors(tmp_path, project):
+    from rooms.models import Project
+
+    other = Project.objects.create(name="Other")
+    Repository.objects.create(project=project, name="timer")
+    Repository.objects.create(project=other, name="timer")
+    with pytest.raises(CommandError, match="several repository named 'timer'"):
+        call_command("import_repo_version", str(tmp_path), "--repository", "timer")
+    with pytest.raises(CommandError, match=f"path: {tmp_path} is not a git repository"):
+        call_command(
+            "import_repo_version", str(tmp_path), "--repository", "timer", "--project", "Other"
+        )
+
+
+def test_highlight_css_writes_the_stylesheet_and_check_finds_a_stale_one(tmp_path, monkeypatch):
+    from rooms.management.commands import highlight_css
+
+    target = tmp_path / "highlight.css"
+    monkeypatch.setattr(highlight_css, "TARGET", target)
+    with pytest.raises(CommandError, match="is stale; run `manage.py highlight_css`"):
+        call_command("highlight_css", "--check")
+    out = StringIO()
+    call_command("highlight_css", stdout=out)
+    assert out.getvalue().strip() == f"Wrote {target}"
+    call_command("highlight_css", "--check")  # current now
+    target.write_text(target.read_text() + "/* edited */")
+    with pytest.raises(CommandError, match="is stale"):
+        call_command("highlight_css", "--check")

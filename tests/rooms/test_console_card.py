@@ -6,6 +6,7 @@ from django.urls import reverse
 
 from rooms.highlight import file_anchor
 from rooms.services import CARD_FILES_WARNING
+from tests.refusals import refused_by_view
 from tests.rooms.helpers import propose
 
 APPROVAL_TEXT = (
@@ -77,22 +78,20 @@ def test_large_files_are_collapsed_with_their_reason_and_rendered_on_demand(
     by_path = reverse("rooms:proposal_file", args=[proposal.pk]) + "?path=src/data.ts"
     assert client.get(by_path).status_code == 200
     for query in ("?path=nope", "?file=f-000000000000"):
-        assert (
-            client.get(reverse("rooms:proposal_file", args=[proposal.pk]) + query).status_code
-            == 404
-        )
+        missing = client.get(reverse("rooms:proposal_file", args=[proposal.pk]) + query)
+        refused_by_view(missing, "rooms:proposal_file")
 
 
 def test_member_gets_404_for_a_pending_card_and_its_files(client, member, room, agent, files):
     proposal = propose(room, agent, files)
-    assert card(client, member, proposal).status_code == 404
+    refused_by_view(card(client, member, proposal), "rooms:proposal")
     url = reverse("rooms:proposal_file", args=[proposal.pk]) + "?path=src/App.tsx"
-    assert client.get(url).status_code == 404
+    refused_by_view(client.get(url), "rooms:proposal_file")
 
 
 def test_stranger_gets_404(client, stranger, room, agent, files):
     proposal = propose(room, agent, files)
-    assert card(client, stranger, proposal).status_code == 404
+    refused_by_view(card(client, stranger, proposal), "rooms:proposal")
 
 
 def test_anonymous_is_sent_to_login(client, room, agent, files):
@@ -113,4 +112,4 @@ def test_proposer_sees_the_card_without_decision_buttons(client, agent, room, fi
 def test_unknown_card_is_404(client, owner, db):
     client.force_login(owner)
     url = reverse("rooms:proposal", args=["00000000-0000-0000-0000-000000000000"])
-    assert client.get(url).status_code == 404
+    refused_by_view(client.get(url), "rooms:proposal")

@@ -6,6 +6,7 @@ from django.test import Client
 from django.urls import reverse
 
 from rooms.models import LauncherApp, Proposal
+from tests.refusals import refused_by_view
 from tests.rooms.helpers import propose
 
 
@@ -118,7 +119,7 @@ def test_member_cannot_decide(client, member, room, agent, files):
     proposal = propose(room, agent, files)
     client.force_login(member)
     response = client.post(approve_url(proposal), {"content_hash": proposal.content_hash})
-    assert response.status_code == 404
+    refused_by_view(response, "rooms:approve")
     proposal.refresh_from_db()
     assert proposal.is_pending
 
@@ -138,7 +139,7 @@ def test_stranger_cannot_decide(client, stranger, room, agent, files):
     proposal = propose(room, agent, files)
     client.force_login(stranger)
     response = client.post(decline_url(proposal), {"content_hash": proposal.content_hash})
-    assert response.status_code == 404
+    refused_by_view(response, "rooms:decline")
     proposal.refresh_from_db()
     assert proposal.is_pending
 

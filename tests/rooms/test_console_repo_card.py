@@ -5,6 +5,7 @@ from django.urls import reverse
 
 from rooms.models import Repository, RepositoryVersion
 from rooms.services import propose_repo_version
+from tests.refusals import refused_by_view
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -64,7 +65,7 @@ def test_version_page_shows_commit_tree_and_a_highlighted_file(client, owner, pr
     assert (
         client.get(version_url(version, "logo.png")).content.decode().count("binary file not shown")
     )
-    assert client.get(version_url(version, "nope.ts")).status_code == 404
+    refused_by_view(client.get(version_url(version, "nope.ts")), "rooms:version")
 
 
 def test_room_owner_outside_the_project_may_still_review_the_version(client, owner, room, version):
@@ -80,7 +81,7 @@ def test_project_member_may_view_the_version(client, member, project, version):
 
 def test_stranger_gets_404_for_the_version(client, stranger, version):
     client.force_login(stranger)
-    assert client.get(version_url(version)).status_code == 404
+    refused_by_view(client.get(version_url(version)), "rooms:version")
 
 
 def test_anonymous_is_sent_to_login_for_the_version(client, version):
@@ -89,7 +90,9 @@ def test_anonymous_is_sent_to_login_for_the_version(client, version):
 
 def test_member_gets_404_for_a_pending_repo_card(client, member, repo_proposal):
     client.force_login(member)
-    assert client.get(reverse("rooms:proposal", args=[repo_proposal.pk])).status_code == 404
+    refused_by_view(
+        client.get(reverse("rooms:proposal", args=[repo_proposal.pk])), "rooms:proposal"
+    )
 
 
 def test_version_page_marks_the_characters_a_proposal_would_refuse(client, owner, project, version):

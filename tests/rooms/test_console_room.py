@@ -6,6 +6,7 @@ from django.urls import reverse
 from rooms.events import APP_DEPLOYED
 from rooms.models import LauncherApp, RoomEvent
 from rooms.services import approve_proposal
+from tests.refusals import refused_by_view
 from tests.rooms.helpers import propose
 
 
@@ -60,7 +61,7 @@ def test_pending_proposals_never_appear_in_the_launcher(client, member, room, ag
 
 def test_stranger_gets_404_for_the_room(client, stranger, room):
     client.force_login(stranger)
-    assert client.get(room_url(room)).status_code == 404
+    refused_by_view(client.get(room_url(room)), "rooms:room")
 
 
 def test_anonymous_is_sent_to_login(client, room):
@@ -89,7 +90,7 @@ def test_member_cannot_deploy(client, member, room, apps):
 
 def test_stranger_cannot_deploy(client, stranger, room, apps):
     client.force_login(stranger)
-    assert client.post(deploy_url(apps[0])).status_code == 404
+    refused_by_view(client.post(deploy_url(apps[0])), "rooms:deploy")
 
 
 def test_deploy_is_a_post(client, owner, room, apps):

@@ -6,6 +6,7 @@ from django.urls import reverse
 from osfoundry.errors import Conflict, NotFound
 from rooms.access import get_pending_proposal_for_owner
 from rooms.services import approve_proposal, propose_snippet
+from tests.refusals import refused_by_view
 
 
 @pytest.fixture
@@ -36,7 +37,8 @@ def test_everyone_but_the_owner_gets_404(client, request, proposal, who):
     # "agent" proposed it and is a member: its unreviewed code still runs in nobody's session.
     client.force_login(request.getfixturevalue(who))
     response = client.get(preview_url(proposal))
-    assert response.status_code == 404
+    refused_by_view(response, "rooms:proposal_preview_files")
+    assert response.json()["error"]["code"] == "not_found"
     assert "App.tsx" not in response.content.decode()
 
 

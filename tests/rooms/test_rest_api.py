@@ -7,6 +7,7 @@ import pytest
 from agents.tokens import revoke_access_token
 from rooms.models import Proposal, Room
 from rooms.services import approve_proposal
+from tests.refusals import api_not_found
 
 
 @pytest.fixture
@@ -95,9 +96,9 @@ def test_stranger_gets_404_for_room_and_proposal(
 ):
     proposal_id = propose(client, room, write_token, files).json()["proposal_id"]
     token = token_factory(stranger)
-    assert call(client, "get", f"/rooms/{room.pk}", token).status_code == 404
-    assert call(client, "get", f"/proposals/{proposal_id}", token).status_code == 404
-    assert propose(client, room, token, files, key="key-stranger").status_code == 404
+    api_not_found(call(client, "get", f"/rooms/{room.pk}", token), "Room", "room_id")
+    api_not_found(call(client, "get", f"/proposals/{proposal_id}", token), "Proposal")
+    api_not_found(propose(client, room, token, files, key="key-stranger"), "Room", "room_id")
 
 
 def test_member_gets_404_for_pending_content(
@@ -105,7 +106,7 @@ def test_member_gets_404_for_pending_content(
 ):
     proposal_id = propose(client, room, write_token, files).json()["proposal_id"]
     response = call(client, "get", f"/proposals/{proposal_id}", token_factory(member))
-    assert response.status_code == 404
+    api_not_found(response, "Proposal", "proposal_id")
 
 
 def test_local_room_is_unavailable(client, room_factory, agent, write_token, files):
@@ -170,3 +171,62 @@ def test_an_oversized_body_is_413_pointing_to_the_repository_route(client, room,
     assert response.status_code == 413
     assert "propose_room_repo_app" in response.json()["error"]["message"]
     assert not Proposal.objects.exists()
+
+
+def test_propose_a_repository_version(client, room, project, write_token, owner):
+    from rooms.models import Repository, RepositoryVersion
+
+    repo = Repository.objects.create(project=project, name="timer")
+    version = RepositoryVersion.objects.create(
+        repository=repo,
+        commit_hash="c" * 40,
+        files={"src/App.tsx": "export default () => null;\n", "logo.png": None},
+    )
+    body = {
+        "name": "Timer",
+        "repository_id": str(repo.pk),
+        "version_id": str(version.pk),
+        "idempotency_key": "repo-key-0001",
+    }
+    response = call(client, "post", f"/rooms/{room.pk}/proposals/repo", write_token, body)
+    assert response.status_code == 201
+    data = response.json()
+    proposal = Proposal.objects.get()
+    assert (data["proposal_id"], data["kind"], data["status"]) == (
+        str(proposal.pk),
+        "repo",
+        "pending",
+    )
+    assert (data["file_count"], data["replay"]) == (2, False)
+    assert f"/api/v1/proposals/{proposal.pk}" in data["next_step"]
+    assert proposal.repository_version == version
+    again = call(client, "post", f"/rooms/{room.pk}/proposals/repo", write_token, body)
+    assert (again.status_code, again.json()["replay"]) == (200, True)
+    wrong = call(
+        client,
+        "post",
+        f"/rooms/{room.pk}/proposals/repo",
+        write_token,
+        {**body, "repository_id": str(room.pk), "idempotency_key": "repo-key-0002"},
+    )
+    assert wrong.status_code == 400
+    assert wrong.json()["error"]["field"] == "version_id"
+    assert Proposal.objects.count() == 1
+
+
+def test_an_unexpected_error_is_a_json_500_and_is_logged(client, write_token, monkeypatch, caplog):
+    from rooms import services
+
+    def broken(user):
+        raise RuntimeError("a bug in a service")
+
+    monkeypatch.setattr(services, "list_rooms", broken)
+    with caplog.at_level("ERROR", logger="osfoundry.api"):
+        response = call(client, "get", "/rooms", write_token)
+    assert response.status_code == 500
+    assert response.json() == {
+        "error": {"code": "server_error", "message": "Unexpected error; it was logged"}
+    }
+    (record,) = [r for r in caplog.records if r.name == "osfoundry.api"]
+    assert record.getMessage() == "unhandled API error"
+    assert "a bug in a service" in str(record.exc_info[1])

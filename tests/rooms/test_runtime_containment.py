@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from rooms.models import Proposal
@@ -77,8 +78,19 @@ def test_hostile_app_reaches_nothing_outside_its_frame(
     for check, result in results.items():
         if check not in SILENT:
             assert result.startswith("blocked"), f"{check}: {result}"
-
-    page.wait_for_timeout(500)  # give late beacons and navigations a chance to show up
+    # Every network attempt was refused by the frame's policy as it was made (the beacon
+    # included, which reports nothing to its caller); the sandbox refused the rest at once.
+    refused = page.frame_locator(f"[data-osf-preview] {FRAME}").locator("[data-refused]")
+    for line in (
+        "connect-src {}/x-fetch",
+        "connect-src {}/x-xhr",
+        "connect-src {}/x-beacon",
+        "connect-src ws://{}/x-ws",
+        "img-src {}/x-image.png",
+        "frame-src {}",
+    ):
+        origin = live_server_url.removeprefix("http://") if "ws://" in line else live_server_url
+        expect(refused.filter(has_text=line.format(origin))).to_have_count(1)
     # No top navigation, no popup; the console page still has its frame.
     assert page.url == f"{live_server_url}/proposals/{proposal.pk}/"
     assert popups == []
@@ -96,17 +108,21 @@ def test_hostile_app_reaches_nothing_outside_its_frame(
 
 
 def test_spoofed_approve_message_has_no_effect(page, context, live_server_url, room, owner, agent):
+    console_requests = []
+    page.on("request", lambda request: console_requests.append(request.url))
     proposal, _results, _requests, _popups = run_hostile_preview(
         page, context, live_server_url, room, owner, agent
     )
-    page.wait_for_timeout(300)
+    # The app posts its forged "approve" messages before a forged error: the page handles
+    # messages in order, so once the error shows (as text, never as HTML) the approvals had
+    # their chance.
+    status = page.locator("[data-osf-preview] .app-status li")
+    expect(status.filter(has_text="Runtime error: <b id=injected>html</b>")).to_have_count(1)
+    assert page.locator("#injected").count() == 0
+    assert not [url for url in console_requests if "/approve/" in url]
     proposal.refresh_from_db()
     assert proposal.status == Proposal.Status.PENDING
     assert not room.apps.exists()
-    # The forged error message is shown as text, never as HTML.
-    lines = status_lines(page, "[data-osf-preview]")
-    assert "Runtime error: <b id=injected>html</b>" in lines
-    assert page.locator("#injected").count() == 0
 
 
 def test_frame_that_navigates_itself_is_torn_down(
@@ -115,7 +131,8 @@ def test_frame_that_navigates_itself_is_torn_down(
     app = approved_app(room, agent, snippet_files("navigate"), name="Navigate")
     log_in(context, live_server_url, owner)
     frame = open_tab(page, live_server_url, app)
-    expect(frame.locator("text=Leaving soon")).to_be_visible()
+    wait_state(page, "mounted")
+    frame.get_by_role("button", name="Leave").click()  # the app replaces its own document
     wait_state(page, "error")
     expect(page.locator(FRAME)).to_have_count(0)
     assert status_lines(page)[-1] == "Stopped: The app tried to navigate away and was stopped."
@@ -126,9 +143,13 @@ def test_busy_loop_leaves_the_console_usable(page, context, live_server_url, roo
     log_in(context, live_server_url, owner)
     frame = open_tab(page, live_server_url, app)
     wait_state(page, "mounted")
-    expect(frame.locator("text=Spinning soon")).to_be_visible()
-    page.wait_for_timeout(500)  # the app starts its endless loop 200 ms after mounting
-    # The sandboxed frame runs in its own renderer process: the console page still answers...
+    # The app stops yielding (for 20 s). A synthetic click: a real one waits for the renderer
+    # to acknowledge the input, which a spinning renderer never does.
+    frame.get_by_role("button", name="Spin").dispatch_event("click")
+    # The frame no longer answers: its renderer is spinning...
+    with pytest.raises(PlaywrightTimeoutError):
+        frame.locator("button").evaluate("button => button.textContent", timeout=1000)
+    # ...while the console page, in its own renderer process, still does...
     assert page.evaluate("1 + 1") == 2
     # ...and its Close button stops the spinning app.
     page.locator("[data-app-close]").click()

@@ -5,7 +5,6 @@ import asyncio
 import json
 import socket
 import threading
-import time
 
 import pytest
 from pydantic import BaseModel, ConfigDict
@@ -26,6 +25,7 @@ class Probe:
         self.delivered = threading.Event()
         self.parked = threading.Event()
         self.gone = threading.Event()
+        self.finished = threading.Event()
         self.saw_disconnect = None
 
     def quick(self, ctx, args):
@@ -59,7 +59,14 @@ class Probe:
 def probe(monkeypatch):
     probe = Probe()
     app = MCPApp(tools=probe.tools(), path=EXTERNAL_MCP_PATH, is_discovery_open=True)
-    monkeypatch.setitem(asgi.mcp_apps, EXTERNAL_MCP_PATH, app)
+
+    async def serve_and_note(scope, receive, send):
+        try:
+            await app(scope, receive, send)
+        finally:
+            probe.finished.set()  # the protocol is done with the request, callbacks included
+
+    monkeypatch.setitem(asgi.mcp_apps, EXTERNAL_MCP_PATH, serve_and_note)
     return probe
 
 
@@ -91,5 +98,5 @@ def test_parked_call_is_cancelled_when_the_client_goes_away(
     # The client hung up: the call is cancelled at once, its answer never written.
     assert probe.gone.wait(10)
     assert probe.saw_disconnect is True
-    time.sleep(0.2)  # give a wrongly scheduled callback the chance to show itself
+    assert probe.finished.wait(10)
     assert not probe.delivered.is_set()

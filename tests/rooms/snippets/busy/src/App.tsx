@@ -1,14 +1,12 @@
-// A busy loop: 200 ms after mounting, the app stops yielding. (Bounded to 20 s so a stuck
-// test run cannot spin a renderer forever; the test is over long before.)
-import { useEffect } from "react";
-
+// A busy loop, started by the test's click: the app stops yielding. (Bounded to 20 s so a
+// stuck test run cannot spin a renderer forever; the test is over long before.)
 export default function App() {
-  useEffect(() => {
-    const timer = setTimeout(() => {
+  const spin = () => {
+    // After the click's own handling, so the click itself completes.
+    setTimeout(() => {
       const end = Date.now() + 20000;
       while (Date.now() < end) {}
-    }, 200);
-    return () => clearTimeout(timer);
-  }, []);
-  return <p>Spinning soon</p>;
+    }, 0);
+  };
+  return <button onClick={spin}>Spin</button>;
 }

@@ -100,16 +100,28 @@ async function runAll(): Promise<Result[]> {
 
 export default function App() {
   const [results, setResults] = useState<Result[] | null>(null);
+  // What the frame's policy refused, as it refuses it: the test's proof that each network
+  // attempt had its chance (no waiting for something not to happen).
+  const [refused, setRefused] = useState<string[]>([]);
   useEffect(() => {
+    const seen = (e: SecurityPolicyViolationEvent) =>
+      setRefused((list) => [...list, `${e.effectiveDirective} ${e.blockedURI}`]);
+    document.addEventListener("securitypolicyviolation", seen);
     runAll().then(setResults);
+    return () => document.removeEventListener("securitypolicyviolation", seen);
   }, []);
   if (!results) return <p>Running checks…</p>;
   return (
-    <ul id="results">
-      {results.map(([name, result]) => (
-        <li key={name} data-check={name}>{result}</li>
-      ))}
-      <li id="done">done</li>
-    </ul>
+    <>
+      <ul id="results">
+        {results.map(([name, result]) => (
+          <li key={name} data-check={name}>{result}</li>
+        ))}
+        <li id="done">done</li>
+      </ul>
+      <ul id="refused">
+        {refused.map((line, n) => <li key={n} data-refused>{line}</li>)}
+      </ul>
+    </>
   );
 }

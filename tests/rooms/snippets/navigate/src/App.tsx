@@ -1,10 +1,8 @@
-import { useEffect } from "react";
-
+// Replaces the frame's own document when its button is pressed: the parent must notice and
+// stop the app. (Started by the test's click, never by a timer.)
 export default function App() {
-  useEffect(() => {
-    // Replaces the frame's own document: the parent must notice and stop the app.
-    const t = setTimeout(() => { window.location.href = "/rooms/frame/?replaced=1"; }, 200);
-    return () => clearTimeout(t);
-  }, []);
-  return <p>Leaving soon</p>;
+  const leave = () => {
+    window.location.href = "/rooms/frame/?replaced=1";
+  };
+  return <button onClick={leave}>Leave</button>;
 }
