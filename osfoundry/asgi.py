@@ -35,9 +35,6 @@ mcp_apps = {
     MCP_PATH: MCPApp(mcp_tools, path=MCP_PATH, is_discovery_open=False),
     EXTERNAL_MCP_PATH: MCPApp(mcp_tools, path=EXTERNAL_MCP_PATH, is_discovery_open=True),
 }
-# The engine that checks proposed apps (rooms/jsengine.py) takes ~150 ms to start: pay that
-# now, in a thread of its own, not in the first proposal.
-warm_in_background()
 
 
 def http(scope, receive, send):
@@ -66,6 +63,9 @@ async def lifespan(scope, receive, send):
             if problems := start_up_problems():
                 await send({"type": "lifespan.startup.failed", "message": problems})
                 return
+            # The engine that checks proposed apps (rooms/jsengine.py) takes ~150 ms to start:
+            # pay that now, in a thread of its own, not in the first proposal.
+            warm_in_background()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             await send({"type": "lifespan.shutdown.complete"})

@@ -74,16 +74,33 @@ def test_a_forked_child_checks_with_a_context_of_its_own():
 
 
 def test_the_asgi_application_warms_the_engine_when_it_starts():
+    # Its start-up (ASGI lifespan) warms the engine once the start-up checks passed; importing
+    # the application alone does not (a process that fails those checks never starts V8).
     result = run_python(
-        "import time\n"
-        "import osfoundry.asgi\n"
+        "import asyncio, time\n"
+        "import osfoundry.asgi as asgi\n"
         "from rooms.jsengine import engine\n"
+        "print('imported', 'warm' if engine.is_warm else 'cold')\n"
+        "async def start():\n"
+        "    events = iter([{'type': 'lifespan.startup'}, {'type': 'lifespan.shutdown'}])\n"
+        "    sent = []\n"
+        "    async def receive():\n"
+        "        return next(events)\n"
+        "    async def send(message):\n"
+        "        sent.append(message['type'])\n"
+        "    await asgi.lifespan({'type': 'lifespan'}, receive, send)\n"
+        "    return sent\n"
+        "print(*asyncio.run(start()))\n"
         "deadline = time.monotonic() + 20\n"
         "while not engine.is_warm and time.monotonic() < deadline:\n"
         "    time.sleep(0.02)\n"
-        "print('warm' if engine.is_warm else 'cold')\n"
+        "print('started', 'warm' if engine.is_warm else 'cold')\n"
     )
-    assert result.stdout.strip().endswith("warm"), result.stderr
+    assert result.stdout.split("\n")[-4:-1] == [
+        "imported cold",
+        "lifespan.startup.complete lifespan.shutdown.complete",
+        "started warm",
+    ], result.stderr
 
 
 def test_a_process_exits_promptly_after_a_check_timed_out():
