@@ -10,6 +10,30 @@ from rooms.models import Project, Room
 os.environ.setdefault("STATIC_MANIFEST", "0")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _close_kept_connections(django_db_setup, django_db_blocker):
+    # Threads that outlive a test keep their database connections: the async routes' database
+    # threads (osfoundry/dbthreads.py) and asgiref's one thread for sync code run from async
+    # code. PostgreSQL drops the test database only once no session uses it.
+    yield
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
+    from osfoundry.dbthreads import shutdown_database_threads
+
+    shutdown_database_threads()
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result(15)
+    # Whatever thread of an in-process live server is left (Django streams a file through a
+    # thread of its own) may still hold one: end those sessions, on PostgreSQL only.
+    connection = connections["default"]
+    if connection.vendor == "postgresql":
+        with django_db_blocker.unblock(), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _fast_password_hashing():
     # Real hashing costs ~0.5 s per user; the tests create several users each.

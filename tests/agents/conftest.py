@@ -4,16 +4,6 @@ from agents.models import AgentProfile
 from agents.services import claim_connected_profile, create_channel
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _close_inbox_connections(django_db_setup, django_db_blocker):
-    # The long-poll's database threads keep their connections; the test database can only be
-    # dropped once they are closed.
-    yield
-    from osfoundry.dbthreads import shutdown_database_threads
-
-    shutdown_database_threads()
-
-
 @pytest.fixture(autouse=True)
 def _fast_passwords(settings):
     # The users these tests create never log in; the default hasher costs ~0.5 s per user.
