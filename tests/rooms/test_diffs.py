@@ -1,0 +1,162 @@
+"""The diff an update's card shows: statuses, hunks with both line numbers, highlighted lines with
+word marks and hidden-character markers, escaping, binary files, once per pair of hashes, and the
+partial that renders it."""
+
+import re
+
+from django.template.loader import render_to_string
+
+from rooms import diffs, highlight
+
+OLD_APP = "".join(f"const line{n} = {n};\n" for n in range(1, 21))
+
+
+def diff(old, new, *, old_hash="old", new_hash="new"):
+    return diffs.diff_files(old, new, old_hash=old_hash, new_hash=new_hash)
+
+
+def by_path(card_diff):
+    return {f.path: f for f in card_diff.files}
+
+
+def test_files_are_added_removed_modified_or_unchanged_in_path_order():
+    result = diff(
+        {"src/a.ts": "let a = 1;\n", "src/gone.ts": "x\n", "same.css": "a {}\n"},
+        {"src/a.ts": "let a = 2;\n", "src/new.ts": "y\n", "same.css": "a {}\n"},
+    )
+    assert [(f.path, f.status) for f in result.files] == [
+        ("same.css", "unchanged"),
+        ("src/a.ts", "modified"),
+        ("src/gone.ts", "removed"),
+        ("src/new.ts", "added"),
+    ]
+    assert (result.added_files, result.removed_files, result.modified_files) == (1, 1, 1)
+    assert result.unchanged_files == 1
+    assert (result.added_lines, result.removed_lines) == (2, 2)
+    files = by_path(result)
+    assert [r.kind for r in files["src/gone.ts"].hunks[0].rows] == ["del"]
+    assert [r.kind for r in files["src/new.ts"].hunks[0].rows] == ["add"]
+    assert files["same.css"].html and not files["same.css"].hunks
+
+
+def test_rows_carry_the_old_and_the_new_line_number():
+    new = OLD_APP.replace("const line10 = 10;\n", "const line10 = 10;\nconst extra = 0;\n")
+    new = new.replace("const line12 = 12;\n", "const line12 = 120;\n")
+    (hunk,) = by_path(diff({"a.ts": OLD_APP}, {"a.ts": new}))["a.ts"].hunks
+    numbered = [(r.kind, r.old_number, r.new_number) for r in hunk.rows]
+    assert ("add", None, 11) in numbered
+    assert ("del", 12, None) in numbered and ("add", None, 13) in numbered
+    assert numbered[0] == ("context", 8, 8)
+    assert numbered[-1] == ("context", 15, 16)
+    assert hunk.header == "@@ -8,8 +8,9 @@"
+
+
+def test_distant_changes_make_separate_hunks_with_three_lines_of_context():
+    new = OLD_APP.replace("line2 = 2", "line2 = 22").replace("line19 = 19", "line19 = 190")
+    first, second = by_path(diff({"a.ts": OLD_APP}, {"a.ts": new}))["a.ts"].hunks
+    assert [r.old_number for r in first.rows if r.kind != "add"] == [1, 2, 3, 4, 5]
+    assert [r.new_number for r in second.rows if r.kind != "del"] == [16, 17, 18, 19, 20]
+    # Lines 6 to 15 are far from both changes: not shown.
+    shown = {r.new_number for h in (first, second) for r in h.rows}
+    assert not shown & set(range(6, 16))
+
+
+def test_a_changed_line_marks_only_the_words_that_changed_inside_the_syntax_html():
+    (hunk,) = by_path(
+        diff({"a.ts": "const total = price * 2;\n"}, {"a.ts": "const total = cost * 2;\n"})
+    )["a.ts"].hunks
+    removed, added = hunk.rows
+    assert '<mark class="diff-word">price</mark>' in removed.html
+    assert '<mark class="diff-word">cost</mark>' in added.html
+    assert added.html.count("<mark") == 1
+    assert '<span class="kd">const</span>' in added.html  # still highlighted
+    # Every mark closes inside the span it opened in.
+    assert re.search(r'<span class="nx"><mark class="diff-word">cost</mark></span>', added.html)
+
+
+def test_a_line_rewritten_entirely_is_not_marked_word_by_word():
+    (hunk,) = by_path(diff({"a.py": "import os\n"}, {"a.py": "print('hello world')\n"}))[
+        "a.py"
+    ].hunks
+    assert all("<mark" not in r.html for r in hunk.rows)
+
+
+def test_a_hidden_character_in_an_added_line_shows_as_a_marker():
+    new = OLD_APP + 'const name = "admin\u202e";\n'
+    (hunk,) = by_path(diff({"a.ts": OLD_APP}, {"a.ts": new}))["a.ts"].hunks
+    added = hunk.rows[-1]
+    assert added.kind == "add" and added.new_number == 21
+    assert 'data-codepoint="U+202E"' in added.html
+    assert "\u202e" not in added.html
+
+
+def test_file_content_is_escaped():
+    result = diff({"a.html": "<p>hi</p>\n"}, {"a.html": "<script>alert(1)</script>\n"})
+    html = "".join(r.html for h in by_path(result)["a.html"].hunks for r in h.rows)
+    assert "<script>" not in html
+    assert "&lt;" in html and "script" in html
+    page = render_to_string("rooms/_diff.html", {"diff": result, "diff_title": "Changes"})
+    assert "<script>alert" not in page
+
+
+def test_binary_files_are_not_diffed():
+    result = diff(
+        {"logo.png": None, "data.bin": "a\x00b"}, {"logo.png": None, "data.bin": "c\x00d"}
+    )
+    files = by_path(result)
+    assert files["logo.png"].status == "unchanged"
+    assert files["data.bin"].status == "modified" and files["data.bin"].is_binary
+    assert not files["data.bin"].hunks
+    page = render_to_string("rooms/_diff.html", {"diff": result, "diff_title": "Changes"})
+    assert "binary file changed" in page
+
+
+def test_split_rows_put_a_removed_line_beside_the_line_that_replaced_it():
+    new = OLD_APP.replace("line5 = 5", "line5 = 50") + "const last = 21;\n"
+    first, second = by_path(diff({"a.ts": OLD_APP}, {"a.ts": new}))["a.ts"].hunks
+    pairs = [(s.old and s.old.old_number, s.new and s.new.new_number) for s in first.split_rows]
+    assert (5, 5) in pairs and len(pairs) == 7
+    assert [(s.old, s.new.new_number) for s in second.split_rows][-1] == (None, 21)
+
+
+def test_a_pair_of_hashes_is_diffed_once(monkeypatch):
+    calls = []
+    real = diffs.compute_diff
+    monkeypatch.setattr(diffs, "compute_diff", lambda *a, **k: calls.append(1) or real(*a, **k))
+    first = diff({"a.ts": "a\n"}, {"a.ts": "b\n"}, old_hash="h1", new_hash="h2")
+    second = diff({"a.ts": "a\n"}, {"a.ts": "b\n"}, old_hash="h1", new_hash="h2")
+    assert first == second
+    assert len(calls) == 1
+    diff({"a.ts": "b\n"}, {"a.ts": "a\n"}, old_hash="h2", new_hash="h1")
+    assert len(calls) == 2
+
+
+def test_large_files_are_diffed_without_word_marks():
+    old = "x = 1\n" + "y" * (highlight.LONG_LINE_CHARS + 1) + "\n"
+    new = "x = 2\n" + "y" * (highlight.LONG_LINE_CHARS + 1) + "\n"
+    changed = by_path(diff({"big.py": old}, {"big.py": new}))["big.py"]
+    assert changed.is_plain
+    assert [r.kind for r in changed.hunks[0].rows] == ["del", "add", "context"]
+    assert all("<mark" not in r.html for r in changed.hunks[0].rows)
+
+
+def test_the_partial_renders_files_lines_and_the_collapsed_unchanged_files():
+    old = {f"src/f{n:02}.ts": f"export const f{n} = {n};\n" for n in range(14)}
+    old["src/app.ts"] = OLD_APP
+    new = {**old, "src/app.ts": OLD_APP.replace("line9 = 9", "line9 = 90"), "src/x.ts": "y\n"}
+    del new["src/f13.ts"]
+    page = render_to_string(
+        "rooms/_diff.html",
+        {"diff": diff(old, new), "diff_title": "Changes since the approved revision (rev 2)"},
+    )
+    assert "Changes since the approved revision (rev 2)" in page
+    assert 'data-diff-view="unified" aria-pressed="true"' in page
+    assert 'data-diff-view="split"' in page
+    assert "13 unchanged files" in page
+    assert re.search(r'data-path="src/app.ts" data-line="9"', page)
+    assert 'data-path="src/f13.ts" data-old-line="1"' in page  # a removed file shows its lines
+    sections = re.findall(r'<section class="file diff-file[^"]*"[^>]*data-status="(\w+)"', page)
+    assert sorted(sections) == ["added", "modified", "removed"]
+    assert page.count("data-viewed") == 3
+    assert "+2" in page and "−2" in page  # totals: +app.ts +x.ts, −app.ts −f13.ts
+    assert "<script" not in page and "style=" not in page  # the CSP allows neither inline
