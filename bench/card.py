@@ -5,6 +5,10 @@
 Runs the real view through Django's test client (middleware, session, template, highlighting)
 against its own SQLite database (var/bench.sqlite3) unless DATABASE_URL is set; everything it
 creates is rolled back. Goal: <= 50 ms median for 21 files once cached.
+
+Then the diff of an update card (rooms/diffs.py and templates/rooms/_diff.html, no view yet):
+21 files, 3 of them changed, rendered cold and once the pair of content hashes is cached.
+Goal: <= 50 ms cached.
 """
 
 import argparse
@@ -30,9 +34,11 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.cache import cache  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import transaction  # noqa: E402
+from django.template.loader import render_to_string  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
+from rooms import diffs  # noqa: E402
 from rooms.demo import standup_timer_files  # noqa: E402
 from rooms.models import Project, Room  # noqa: E402
 from rooms.services import propose_snippet  # noqa: E402
@@ -123,10 +129,52 @@ def measure(client, url, runs: int) -> dict:
     }
 
 
+def updated(files: dict[str, str], changed: int) -> dict[str, str]:
+    """`files` with `changed` components edited: a renamed state, a new line, a changed label."""
+    out = dict(files)
+    for path in sorted(p for p in files if p.startswith("src/parts/"))[:changed]:
+        text = out[path].replace("const [filter, setFilter]", "const [view, setView]")
+        text = text.replace("Book the retro room", "Book the retrospective room")
+        out[path] = text.replace("  return (\n", "  const total = rows.length;\n\n  return (\n")
+    return out
+
+
+def render_update_diff(old: dict[str, str], new: dict[str, str]) -> tuple[float, str]:
+    start = time.perf_counter()
+    diff = diffs.diff_files(dict(old), dict(new), old_hash="bench-old", new_hash="bench-new")
+    html = render_to_string(
+        "rooms/_diff.html", {"diff": diff, "diff_title": "Changes since the approved revision"}
+    )
+    return (time.perf_counter() - start) * 1000, html
+
+
+def measure_update_diff(runs: int) -> None:
+    old = snippet(21)
+    new = updated(old, 3)
+    cold = []
+    for _ in range(max(3, runs // 6)):
+        cache.clear()
+        cold.append(render_update_diff(old, new)[0])
+    render_update_diff(old, new)
+    cached = [render_update_diff(old, new)[0] for _ in range(runs)]
+    _, html = render_update_diff(old, new)
+    body = html.encode()
+    p95 = sorted(cached)[int(runs * 0.95) - 1]
+    print(
+        f"update diff: 21 files, 3 changed: cold {statistics.median(cold):.1f} ms,"
+        f" cached {statistics.median(cached):.1f} ms (p95 {p95:.1f}),"
+        f" {len(body) / 1024:.1f} KB ({len(gzip.compress(body, 6)) / 1024:.1f} KB gzip)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--diff-only", action="store_true", help="only the update card's diff")
     args = parser.parse_args()
+    measure_update_diff(args.runs)
+    if args.diff_only:
+        return
     call_command("migrate", verbosity=0)
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
     cache_backend = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
