@@ -3,10 +3,14 @@ word marks and hidden-character markers, escaping, binary files, once per pair o
 partial that renders it."""
 
 import re
+from pathlib import Path
 
+import pytest
+from django.conf import settings
 from django.template.loader import render_to_string
 
 from rooms import diffs, highlight
+from tests.servers import CHROMIUM, CHROMIUM_ARGS
 
 OLD_APP = "".join(f"const line{n} = {n};\n" for n in range(1, 21))
 
@@ -160,3 +164,45 @@ def test_the_partial_renders_files_lines_and_the_collapsed_unchanged_files():
     assert page.count("data-viewed") == 3
     assert "+2" in page and "−2" in page  # totals: +app.ts +x.ts, −app.ts −f13.ts
     assert "<script" not in page and "style=" not in page  # the CSP allows neither inline
+
+
+def test_the_split_view_is_built_in_the_browser_and_remembered(tmp_path, monkeypatch):
+    # No page hosts the partial yet: a standalone page with the site's CSS and diff.js.
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed (make browser)")
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    new = OLD_APP.replace("line9 = 9", "line9 = 90").replace("const line12 = 12;\n", "")
+    body = render_to_string(
+        "rooms/_diff.html", {"diff": diff({"a.ts": OLD_APP}, {"a.ts": new}), "diff_title": "Diff"}
+    )
+    static = Path(settings.BASE_DIR) / "static/rooms"
+    page_file = tmp_path / "diff.html"
+    page_file.write_text(
+        f'<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
+        f'<link rel="stylesheet" href="{(static / "console.css").as_uri()}">'
+        f'<script src="{(static / "diff.js").as_uri()}" defer></script>'
+        f'<main class="page">{body}</main>'
+    )
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = chromium.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(page_file.as_uri())
+        assert page.locator(".diff-split").count() == 0
+        page.click("[data-diff-view=split]")
+        changed = page.locator('.diff-split tr[data-line="9"]')
+        assert changed.get_attribute("data-old-line") == "9"
+        assert changed.locator("td.diff-line.diff-del mark.diff-word").inner_text() == "9"
+        assert changed.locator("td.diff-line.diff-add mark.diff-word").inner_text() == "90"
+        removed = page.locator('.diff-split tr[data-old-line="12"]')
+        assert removed.get_attribute("data-line") is None
+        assert page.locator(".diff-unified").is_hidden()
+        page.reload()
+        assert page.get_attribute("[data-diff-view=split]", "aria-pressed") == "true"
+        assert page.locator(".diff-split").is_visible()
+        # A phone gets the unified view whatever was chosen, and no page-wide scrolling.
+        page.set_viewport_size({"width": 390, "height": 800})
+        assert page.locator(".diff-unified").is_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        chromium.close()
