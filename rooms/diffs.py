@@ -21,6 +21,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from . import highlight
+from .characters import Reveal, reveal
 from .reveal import plain_text
 
 # v1: rows of highlighted lines with word marks. Carries the highlighter's version: a new
@@ -92,6 +93,8 @@ class FileDiff:
     # An unchanged file, highlighted whole (None when binary or large: then `note` says why).
     html: SafeString | None = None
     note: str = ""
+    # What the new side holds that a reader would not see (the card's banner); empty if removed.
+    reveal: Reveal = Reveal()
 
     @property
     def is_changed(self) -> bool:
@@ -207,7 +210,8 @@ def file_diff(path: str, status: Status, old: str | None, new: str | None) -> Fi
     )
     added = sum(1 for h in hunks for r in h.rows if r.kind == "add")
     removed = sum(1 for h in hunks for r in h.rows if r.kind == "del")
-    return FileDiff(path, status, anchor, added, removed, hunks, is_plain=is_plain)
+    found = reveal(new) if status != "removed" else Reveal()
+    return FileDiff(path, status, anchor, added, removed, hunks, is_plain=is_plain, reveal=found)
 
 
 def split_lines(text: str) -> list[str]:

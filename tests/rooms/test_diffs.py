@@ -87,11 +87,33 @@ def test_a_line_rewritten_entirely_is_not_marked_word_by_word():
 
 def test_a_hidden_character_in_an_added_line_shows_as_a_marker():
     new = OLD_APP + 'const name = "admin\u202e";\n'
-    (hunk,) = by_path(diff({"a.ts": OLD_APP}, {"a.ts": new}))["a.ts"].hunks
+    result = diff({"a.ts": OLD_APP}, {"a.ts": new})
+    (hunk,) = by_path(result)["a.ts"].hunks
     added = hunk.rows[-1]
     assert added.kind == "add" and added.new_number == 21
     assert 'data-codepoint="U+202E"' in added.html
     assert "\u202e" not in added.html
+    page = render_to_string("rooms/_diff.html", {"diff": result, "diff_title": "Changes"})
+    assert "data-reveal-banner" in page
+
+
+def test_word_marks_keep_every_tag_nested():
+    old = 'const a = { "x\u200b": f(1, [2]) }; // <b>&amp;\n'
+    new = 'const a = { "y\u200b": g(1, [3]) }; // <i>&amp;\n'
+    (hunk,) = by_path(diff({"a.ts": old}, {"a.ts": new}))["a.ts"].hunks
+    for row in hunk.rows:
+        assert "<mark" in row.html
+        assert_well_nested(row.html)
+
+
+def assert_well_nested(html):
+    open_tags = []
+    for closing, name in re.findall(r"<(/?)(\w+)[^>]*>", html):
+        if closing:
+            assert open_tags and open_tags.pop() == name, html
+        else:
+            open_tags.append(name)
+    assert not open_tags, html
 
 
 def test_file_content_is_escaped():
