@@ -7,9 +7,9 @@ that an id exists.
 import uuid
 
 from osfoundry.auth import AnyUser
-from osfoundry.errors import Conflict, NotFound, Unavailable
+from osfoundry.errors import Conflict, Invalid, NotFound, Unavailable
 
-from .models import LauncherApp, Proposal, RepositoryVersion, Room
+from .models import LauncherApp, Project, Proposal, RepositoryVersion, Room
 
 LOCAL_ROOMS_UNAVAILABLE = "Local Rooms are unavailable"
 
@@ -111,3 +111,28 @@ def get_pending_proposal_for_owner(*, owner: AnyUser, proposal_id) -> Proposal:
             f"This proposal was already {proposal.status}; {where}", code="already_decided"
         )
     return proposal
+
+
+def get_version_in_project(
+    project: Project, repository_id: str, version_id: str
+) -> RepositoryVersion:
+    """A pinned version of a repository of `project`, as a repo proposal must name."""
+    repo_pk = parse_uuid(repository_id, field="repository_id", what="Repository")
+    version_pk = parse_uuid(version_id, field="version_id", what="Version")
+    version = (
+        RepositoryVersion.objects.select_related("repository")
+        .filter(pk=version_pk, repository__project=project)
+        .first()
+    )
+    if version is None:
+        raise NotFound(
+            f"Version {str(version_id)!r} not found in a repository of this Room's project",
+            field="version_id",
+        )
+    if version.repository_id != repo_pk:
+        raise Invalid(
+            f"version_id: version {str(version_id)!r} belongs to repository "
+            f"{str(version.repository_id)!r}, not {str(repository_id)!r}",
+            field="version_id",
+        )
+    return version

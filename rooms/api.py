@@ -1,12 +1,14 @@
 from django.conf import settings
+from django.urls import reverse
 from ninja import Query, Router, Schema, Status
 
 from osfoundry.api_auth import bearer, principal_with
 from osfoundry.auth import READ, WRITE
 from osfoundry.schemas import MAX_PAGE, PageLimit, Sequence
 
-from . import access, events, services
-from .schemas import RepoProposalIn, SnippetProposalIn
+from . import events, revisions, services
+from .access import get_app_for_user, get_room_for_user
+from .schemas import RepoProposalIn, SnippetProposalIn, UpdateProposalIn
 
 router = Router(tags=["rooms"], auth=bearer)
 
@@ -14,9 +16,10 @@ router = Router(tags=["rooms"], auth=bearer)
 WAIT_FOR_APPROVAL = (
     "The proposal is pending: nothing is in the Room until its owner approves it. Cheapest way "
     "to wait: end your turn and ask the owner to review it at review_url (or under "
-    '"Connected → Needs your approval"), then read GET /api/v1/proposals/{proposal_id} once. '
-    "Only if you have other work, poll it (or GET /api/v1/rooms/{room_id}/events?after_sequence=N)"
-    " with capped backoff (10 s doubling to 5 min)."
+    '"Connected → Needs your approval"), then read GET /api/v1/proposals/{proposal_id} once; '
+    "if the owner requested changes, POST a revision to /api/v1/proposals/{proposal_id}/"
+    "revisions. Only if you have other work, poll it (or GET "
+    "/api/v1/rooms/{room_id}/events?after_sequence=N) with capped backoff (10 s doubling to 5 min)."
 )
 
 
@@ -38,7 +41,7 @@ def list_rooms(request):
 @router.get("/rooms/{room_id}", summary="Read a Room")
 def read_room(request, room_id: str):
     principal = principal_with(request, READ)
-    room = access.get_room_for_user(principal.user, room_id, agent=True)
+    room = get_room_for_user(principal.user, room_id, agent=True)
     return room.as_dict()
 
 
@@ -54,7 +57,7 @@ def list_room_apps(request, room_id: str, query: Query[LimitQuery]):
 )
 def read_app_status(request, room_id: str, instance_id: str):
     principal = principal_with(request, READ)
-    app = access.get_app_for_user(principal.user, room_id, instance_id, agent=True)
+    app = get_app_for_user(principal.user, room_id, instance_id, agent=True)
     return app.as_dict()
 
 
@@ -95,7 +98,10 @@ def propose_repo_version(request, room_id: str, payload: RepoProposalIn):
 
 def review_url(request, proposal) -> str:
     """The card's absolute URL, for the agent to give its person: on PUBLIC_ORIGIN when set."""
-    path = proposal.get_absolute_url()
+    return absolute(request, proposal.get_absolute_url())
+
+
+def absolute(request, path: str) -> str:
     return (
         settings.PUBLIC_ORIGIN + path
         if settings.PUBLIC_ORIGIN
@@ -113,11 +119,50 @@ def proposal_response(request, result: services.ProposalResult) -> Status:
     return Status(201 if result.is_new else 200, data)
 
 
-@router.get("/proposals/{proposal_id}", summary="A proposal's status (for its proposer)")
+@router.post(
+    "/rooms/{room_id}/apps/{instance_id}/updates",
+    summary="Propose new files for an approved snippet app",
+    response={200: dict, 201: dict},
+)
+def propose_update(request, room_id: str, instance_id: str, payload: UpdateProposalIn):
+    principal = principal_with(request, WRITE)
+    result = revisions.propose_update(
+        caller=principal.user,
+        room_id=room_id,
+        instance_id=instance_id,
+        name=payload.name,
+        files=payload.files,
+        idempotency_key=payload.idempotency_key,
+    )
+    return proposal_response(request, result)
+
+
+@router.post(
+    "/proposals/{proposal_id}/revisions",
+    summary="Send a new revision of your proposal",
+    response={200: dict, 201: dict},
+)
+def revise_proposal(request, proposal_id: str, payload: UpdateProposalIn):
+    principal = principal_with(request, WRITE)
+    result = revisions.revise_proposal(
+        caller=principal.user,
+        proposal_id=proposal_id,
+        name=payload.name,
+        files=payload.files,
+        idempotency_key=payload.idempotency_key,
+    )
+    return proposal_response(request, result)
+
+
+@router.get(
+    "/proposals/{proposal_id}",
+    summary="A proposal's review: status, decision, line comments, revisions",
+)
 def read_proposal(request, proposal_id: str):
     principal = principal_with(request, READ)
-    proposal = access.get_proposal_for_user(principal.user, proposal_id)
-    return {**proposal.as_dict(), "review_url": review_url(request, proposal)}
+    data = revisions.read_proposal(principal.user, proposal_id)
+    path = reverse("rooms:proposal", args=[data["proposal_id"]])
+    return {**data, "review_url": absolute(request, path)}
 
 
 @router.get("/rooms/{room_id}/events", summary="Room events after a sequence")

@@ -24,8 +24,15 @@ logger = logging.getLogger(__name__)
 PROPOSAL_CREATED = "proposal.created"
 PROPOSAL_APPROVED = "proposal.approved"
 PROPOSAL_DECLINED = "proposal.declined"
+PROPOSAL_CHANGES_REQUESTED = "proposal.changes_requested"
+PROPOSAL_REVISED = "proposal.revised"
 APP_CREATED = "app.created"
-APP_DEPLOYED = "app.deployed"
+APP_UPDATED = "app.updated"
+APP_ROLLED_BACK = "app.rolled_back"
+APP_REMOVED = "app.removed"
+APP_RESTORED = "app.restored"
+APP_MOVED = "app.moved"
+APP_RENAMED = "app.renamed"
 
 
 def room_group(room_id) -> str:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from osfoundry.errors import Invalid
 
+from .models import Repository, RepositoryVersion
+
 MAX_FILES = 2000
 MAX_FILE_BYTES = 1_000_000
 
@@ -71,3 +73,16 @@ def decode_text(data: bytes | None) -> str | None:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def import_repo_version(
+    *, repository: Repository, path: str | Path, ref: str = "HEAD"
+) -> tuple[RepositoryVersion, bool]:
+    """Pin `ref` of the local git repository at `path` as a version; (version, created)."""
+    snapshot = read_commit(Path(path), ref)  # git I/O before any transaction
+    version, created = RepositoryVersion.objects.get_or_create(
+        repository=repository,
+        commit_hash=snapshot.commit_hash,
+        defaults={"ref": ref, "message": snapshot.message, "files": snapshot.files},
+    )
+    return version, created

@@ -145,6 +145,10 @@ class Proposal(models.Model):
         PENDING = "pending", "Pending"
         APPROVED = "approved", "Approved"
         DECLINED = "declined", "Declined"
+        # The owner asked for changes line by line; the proposer answers with a revision.
+        CHANGES_REQUESTED = "changes_requested", "Changes requested"
+        # A later revision of the same line of work took this one's place on the card.
+        SUPERSEDED = "superseded", "Superseded"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="proposals")
@@ -161,7 +165,20 @@ class Proposal(models.Model):
     proposed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="proposals"
     )
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
+    # An update names the app it updates and the revision it was proposed against; a new app's
+    # proposal gets its app when approved.
+    app = models.ForeignKey(
+        "LauncherApp", on_delete=models.CASCADE, null=True, blank=True, related_name="proposals"
+    )
+    base_revision = models.PositiveIntegerField(null=True, blank=True)
+    # A revision of a proposal continues its line of work: one card, its revisions listed.
+    previous = models.OneToOneField(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="next"
+    )
+    iteration = models.PositiveIntegerField(default=1)
+    # What the proposal-time check found (rooms/runchecks.py): the app's build state.
+    run_summary = models.CharField(max_length=500, blank=True)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
@@ -204,9 +221,12 @@ class Proposal(models.Model):
     def is_pending(self) -> bool:
         return self.status == self.Status.PENDING
 
+    @property
+    def is_update(self) -> bool:
+        return self.base_revision is not None
+
     def as_dict(self) -> dict:
         """The proposal's status, for its proposer and the Room owner (never its files)."""
-        app = getattr(self, "app", None) if self.status == self.Status.APPROVED else None
         return {
             "proposal_id": str(self.pk),
             "room_id": str(self.room_id),
@@ -220,7 +240,10 @@ class Proposal(models.Model):
             "decided_by": self.decided_by.get_username() if self.decided_by else None,
             "decided_at": self.decided_at.isoformat() if self.decided_at else None,
             "decline_reason": self.decline_reason or None,
-            "instance_id": str(app.pk) if app else None,
+            "instance_id": str(self.app_id) if self.app_id else None,
+            "base_revision": self.base_revision,
+            "revision": self.iteration,
+            "previous_proposal_id": str(self.previous_id) if self.previous_id else None,
         }
 
 
@@ -260,9 +283,13 @@ class LauncherApp(models.Model):
 
     instance_id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="apps")
-    proposal = models.OneToOneField(Proposal, on_delete=models.PROTECT, related_name="app")
+    # The proposal whose content the tab runs now (its current revision's).
+    proposal = models.ForeignKey(Proposal, on_delete=models.PROTECT, related_name="+")
     name = models.CharField(max_length=APP_NAME_MAX_CHARS)
-    position = models.PositiveIntegerField()
+    revision = models.PositiveIntegerField(default=1)
+    # None while the tab is removed from the launcher (its history stays; it can be restored).
+    position = models.PositiveIntegerField(null=True, blank=True)
+    removed_at = models.DateTimeField(null=True, blank=True)
     build_state = models.CharField(max_length=10, choices=BuildState.choices, blank=True)
     build_detail = models.CharField(max_length=500, blank=True)
     build_updated_at = models.DateTimeField(null=True, blank=True)
@@ -280,9 +307,17 @@ class LauncherApp(models.Model):
     def __str__(self):
         return self.name
 
+    def get_absolute_url(self) -> str:
+        """The tab's address: the Room page with this app open."""
+        return reverse("rooms:app", args=[self.room_id, self.pk])
+
     @property
     def kind(self) -> str:
         return self.proposal.kind
+
+    @property
+    def is_removed(self) -> bool:
+        return self.position is None
 
     def as_dict(self) -> dict:
         """The safe launcher entry: never files, config, logs, secrets or stored data."""
@@ -291,12 +326,70 @@ class LauncherApp(models.Model):
             "name": self.name,
             "position": self.position,
             "kind": self.proposal.kind,
+            "revision": self.revision,
+            "proposal_id": str(self.proposal_id),
+            "removed": self.is_removed,
             "created_at": self.created_at.isoformat(),
             "build": {
                 "state": self.build_state or None,
+                "detail": self.build_detail or None,
                 "updated_at": self.build_updated_at.isoformat() if self.build_updated_at else None,
             },
         }
+
+
+class AppRevision(models.Model):
+    """One revision of a launcher app: approved content, or a rollback to an earlier one."""
+
+    app = models.ForeignKey(LauncherApp, on_delete=models.CASCADE, related_name="revisions")
+    number = models.PositiveIntegerField()
+    proposal = models.ForeignKey(Proposal, on_delete=models.PROTECT, related_name="+")
+    name = models.CharField(max_length=APP_NAME_MAX_CHARS)
+    content_hash = models.CharField(max_length=64)
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    # Set when this revision is a rollback: the earlier revision whose content it restores.
+    rolled_back_to = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["app", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["app", "number"], name="app_revision_number_unique")
+        ]
+
+    def __str__(self):
+        return f"{self.name} rev {self.number}"
+
+    def as_dict(self) -> dict:
+        return {
+            "revision": self.number,
+            "proposal_id": str(self.proposal_id),
+            "name": self.name,
+            "content_hash": self.content_hash,
+            "approved_by": self.approved_by.get_username(),
+            "rolled_back_to": self.rolled_back_to,
+            "created_at": self.created_at.isoformat(),
+        }
+
+
+class ReviewComment(models.Model):
+    """An owner's comment on lines of one file of a proposal, sent with "Request changes"."""
+
+    proposal = models.ForeignKey(Proposal, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    path = models.CharField(max_length=1000)
+    line_start = models.PositiveIntegerField()
+    line_end = models.PositiveIntegerField()
+    body = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["proposal", "path", "line_start", "created_at"]
+
+    def __str__(self):
+        return f"{self.path}:{self.line_start}"
 
 
 class RoomEvent(models.Model):

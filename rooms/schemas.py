@@ -20,6 +20,12 @@ class SnippetProposalIn(Strict):
     idempotency_key: IdempotencyKeyArg
 
 
+class UpdateProposalIn(Strict):
+    files: SnippetFiles
+    idempotency_key: IdempotencyKeyArg
+    name: AppName | None = None
+
+
 class RepoProposalIn(Strict):
     name: AppName
     repository_id: str
@@ -61,6 +67,25 @@ class RepoArgs(Strict):
     repository_id: str
     version_id: str
     idempotency_key: IdempotencyKeyArg
+
+
+class UpdateArgs(Strict):
+    room_id: str
+    instance_id: str
+    files: SnippetFiles
+    idempotency_key: IdempotencyKeyArg
+    name: AppName | None = None
+
+
+class ReviseArgs(Strict):
+    proposal_id: str
+    files: SnippetFiles
+    idempotency_key: IdempotencyKeyArg
+    name: AppName | None = None
+
+
+class ProposalArgs(Strict):
+    proposal_id: str
 
 
 class PollArgs(Strict):

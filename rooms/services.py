@@ -5,10 +5,8 @@ are in rooms/snippets.py.
 """
 
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from django.db import transaction
-from django.db.models import Max
 from django.utils import timezone
 
 from osfoundry.auth import AnyUser, User
@@ -16,16 +14,12 @@ from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound, refuse
 from osfoundry.idempotency import IdempotentRequest, canonical_hash, key_problems
 from osfoundry.schemas import MAX_PAGE
 
-from . import events, runchecks
-from .access import get_app_for_user, get_room_for_user, parse_uuid
-from .gitimport import read_commit
+from . import access, events, runchecks, tabs
+from .access import get_room_for_user, parse_uuid
 from .models import (
     LauncherApp,
-    Project,
     Proposal,
     ProposalKey,
-    Repository,
-    RepositoryVersion,
     Room,
 )
 from .runnable import RunCheck
@@ -75,37 +69,73 @@ def propose_snippet(
     *, caller: User, room_id: str, name: str, files: dict[str, str], idempotency_key: str
 ) -> ProposalResult:
     room = get_room_for_user(caller, room_id, agent=True)
+    return propose_files(
+        caller,
+        room=room,
+        operation="propose_snippet",
+        idempotency_key=idempotency_key,
+        arguments={"op": "snippet", "room_id": str(room.pk)},
+        name=name,
+        files=files,
+    )
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a snippet proposal continues: an approved app (an update) or an earlier revision."""
+
+    fields: dict  # the Proposal fields that say so (app, base_revision, previous, iteration)
+    content: dict  # what the content hash binds besides kind, name and files
+    # The content it would replace: proposing exactly that again is refused.
+    same_as: tuple[str, dict[str, str]] | None = None
+    same_message: str = ""
+
+
+def propose_files(
+    caller: User,
+    *,
+    room: Room,
+    operation: str,
+    idempotency_key: str,
+    arguments: dict,
+    name: str,
+    files: dict[str, str],
+    target: Target | None = None,
+) -> ProposalResult:
+    """A snippet proposal: a new app, an update of one, or a revision; the same rules for all."""
     # Every problem at once, before the key is looked up: a NUL cannot even reach PostgreSQL.
     problems = key_problems(idempotency_key) + name_problems(name) + snippet_problems(files)
     if problems:
         refuse([*problems, *runchecks.run_problems_beside(problems, files)], field="files")
     request = proposal_request(
-        caller,
-        "propose_snippet",
-        idempotency_key,
-        {"op": "snippet", "room_id": str(room.pk), "name": name, "files": files},
+        caller, operation, idempotency_key, {**arguments, "name": name, "files": files}
     )
     if (previous := request.previous()) is not None:
         return with_warnings(ProposalResult(previous, replay=True))
     name = check_name(name)
+    if target and target.same_as == (name, files):
+        raise Invalid(target.same_message, code="unchanged", field="files")
     # Text the rules accept, compiled as the Room will run it (after the replay: a retry of a
     # proposal that was accepted is answered without compiling it again).
     check = runchecks.check_snippet(files)
     runchecks.refuse_unless_runnable([], check)
-    content = {"kind": "snippet", "name": name, "files": files}
-    result = store_proposal(
-        request,
-        room=room,
-        fields={
-            "kind": Proposal.Kind.SNIPPET,
-            "name": name,
-            "files": files,
-            "content_hash": canonical_hash(content),
-            "file_count": len(files),
-            "total_bytes": sum(text_bytes(text) for text in files.values()),
-        },
-    )
-    return with_warnings(result, check)
+    content = {
+        "kind": "snippet",
+        "name": name,
+        "files": files,
+        **(target.content if target else {}),
+    }
+    fields = {
+        "kind": Proposal.Kind.SNIPPET,
+        "name": name,
+        "files": files,
+        "content_hash": canonical_hash(content),
+        "file_count": len(files),
+        "total_bytes": sum(text_bytes(text) for text in files.values()),
+        "run_summary": runchecks.summary(check)[:500] if check else "",
+        **(target.fields if target else {}),
+    }
+    return with_warnings(store_proposal(request, room=room, fields=fields), check)
 
 
 def propose_repo_version(
@@ -134,7 +164,7 @@ def propose_repo_version(
     if (previous := request.previous()) is not None:
         return with_warnings(ProposalResult(previous, replay=True))
     name = check_name(name)
-    version = get_version_in_project(room.project, repository_id, version_id)
+    version = access.get_version_in_project(room.project, repository_id, version_id)
     check = runchecks.check_version(version)
     runchecks.refuse_unless_runnable([], check)
     content = {"kind": "repo", "name": name, "version_id": str(version.pk)}
@@ -148,6 +178,7 @@ def propose_repo_version(
             "content_hash": canonical_hash(content),
             "file_count": len(version.files),
             "total_bytes": sum(text_bytes(text or "") for text in version.files.values()),
+            "run_summary": runchecks.summary(check)[:500],
         },
     )
     return with_warnings(result, check)
@@ -156,31 +187,6 @@ def propose_repo_version(
 def with_warnings(result: ProposalResult, check: RunCheck | None = None) -> ProposalResult:
     warnings = runchecks.proposal_warnings(result.proposal, check, CARD_FILES_WARNING)
     return replace(result, warnings=tuple(warnings))
-
-
-def get_version_in_project(
-    project: Project, repository_id: str, version_id: str
-) -> RepositoryVersion:
-    """A pinned version of a repository of `project`, as a repo proposal must name."""
-    repo_pk = parse_uuid(repository_id, field="repository_id", what="Repository")
-    version_pk = parse_uuid(version_id, field="version_id", what="Version")
-    version = (
-        RepositoryVersion.objects.select_related("repository")
-        .filter(pk=version_pk, repository__project=project)
-        .first()
-    )
-    if version is None:
-        raise NotFound(
-            f"Version {str(version_id)!r} not found in a repository of this Room's project",
-            field="version_id",
-        )
-    if version.repository_id != repo_pk:
-        raise Invalid(
-            f"version_id: version {str(version_id)!r} belongs to repository "
-            f"{str(version.repository_id)!r}, not {str(repository_id)!r}",
-            field="version_id",
-        )
-    return version
 
 
 def proposal_request(
@@ -214,6 +220,8 @@ def insert_proposal(
     if pending:
         request.record(pending)
         return ProposalResult(pending, duplicate_of_pending=True)
+    if fields.get("previous") is not None:
+        fields["previous"] = supersede(fields["previous"])
     proposal = Proposal.objects.create(room=room, proposed_by=caller, **fields)
     request.record(proposal)
     events.append_room_event(
@@ -226,9 +234,39 @@ def insert_proposal(
             "proposed_by": caller.get_username(),
             "file_count": proposal.file_count,
             "total_bytes": proposal.total_bytes,
+            "instance_id": str(proposal.app_id) if proposal.app_id else None,
+            "base_revision": proposal.base_revision,
+            "previous_proposal_id": str(proposal.previous_id) if proposal.previous_id else None,
         },
     )
     return ProposalResult(proposal)
+
+
+def supersede(previous: Proposal) -> Proposal:
+    """Lock the revision a new one continues; a pending one leaves the inbox (superseded).
+    Declined and changes-requested revisions keep their decision on record."""
+    previous = Proposal.objects.select_for_update(of=("self",)).get(pk=previous.pk)
+    if Proposal.objects.filter(previous=previous).exists():
+        latest = previous
+        while (following := Proposal.objects.filter(previous=latest).first()) is not None:
+            latest = following
+        raise Conflict(
+            f"Proposal {str(previous.pk)!r} was already revised; revise its latest revision, "
+            f"{str(latest.pk)!r}",
+            code="already_revised",
+            field="proposal_id",
+        )
+    if previous.status == Proposal.Status.APPROVED:
+        raise Conflict(
+            "This proposal was approved; propose an update of its app instead "
+            "(propose_room_app_update)",
+            code="already_decided",
+            field="proposal_id",
+        )
+    if previous.is_pending:
+        previous.status = Proposal.Status.SUPERSEDED
+        previous.save(update_fields=["status"])
+    return previous
 
 
 # ---------------------------------------------------------------------------------------------
@@ -272,39 +310,42 @@ def lock_pending_for_owner(*, owner: AnyUser, proposal_id, content_hash: str | N
 
 @transaction.atomic
 def approve_proposal(
-    *, owner: AnyUser, proposal_id, content_hash: str | None = None
+    *,
+    owner: AnyUser,
+    proposal_id,
+    content_hash: str | None = None,
+    base_revision: int | None = None,
 ) -> LauncherApp:
+    """Approve a pending proposal: a new tab, or an update that replaces its app in place.
+
+    An update's approval binds to the revision its diff was read against (`base_revision`, by
+    default the one it was proposed against): if the app moved on meanwhile, it is refused.
+    """
     proposal = lock_pending_for_owner(
         owner=owner, proposal_id=proposal_id, content_hash=content_hash
     )
-    room = proposal.room
+    assert isinstance(owner, User)  # lock_pending_for_owner let only the Room's owner through
+    app = None
+    if proposal.is_update:
+        app = tabs.lock_app(proposal.app_id)
+        tabs.refuse_unless_current(app, base_revision or proposal.base_revision)
     now = timezone.now()
     changed = Proposal.objects.filter(pk=proposal.pk, status=Proposal.Status.PENDING).update(
         status=Proposal.Status.APPROVED, decided_by=owner, decided_at=now
     )
     if changed != 1:
         raise Conflict("This proposal was decided meanwhile; reload", code="already_decided")
-    last = room.apps.aggregate(last=Max("position"))["last"]
-    app = LauncherApp.objects.create(
-        room=room, proposal=proposal, name=proposal.name, position=0 if last is None else last + 1
-    )
     decided = {"decided_by": owner.get_username(), "decided_at": now.isoformat()}
+    if app is None:
+        app = tabs.add_app(proposal, owner=owner, at=now)
+    else:
+        tabs.replace_content(app, proposal, owner=owner, at=now)
     events.append_room_event(
-        room=room,
+        room=proposal.room,
         type=events.PROPOSAL_APPROVED,
         payload={"proposal_id": str(proposal.pk), "instance_id": str(app.pk), **decided},
     )
-    events.append_room_event(
-        room=room,
-        type=events.APP_CREATED,
-        payload={
-            "instance_id": str(app.pk),
-            "proposal_id": str(proposal.pk),
-            "name": app.name,
-            "position": app.position,
-            "kind": proposal.kind,
-        },
-    )
+    tabs.record_revision(app, proposal, owner=owner, created=not proposal.is_update)
     return app
 
 
@@ -338,34 +379,6 @@ def decline_proposal(
     return proposal
 
 
-@transaction.atomic
-def deploy_app(
-    *, acting_user: AnyUser, room_id, instance_id, state: str = "ready", detail: str = ""
-) -> LauncherApp:
-    if state not in LauncherApp.BuildState.values:
-        allowed = ", ".join(LauncherApp.BuildState.values)
-        raise Invalid(f"state: {state!r} is not a build state; use one of {allowed}", field="state")
-    app = get_app_for_user(acting_user, room_id, instance_id)
-    room = Room.objects.select_for_update().get(pk=app.room_id)
-    if not room.is_owned_by(acting_user):
-        raise Forbidden("Only the Room owner can deploy an app")
-    app.build_state = state
-    app.build_detail = detail[:500]
-    app.build_updated_at = timezone.now()
-    app.build_updated_by = acting_user
-    app.save(update_fields=["build_state", "build_detail", "build_updated_at", "build_updated_by"])
-    events.append_room_event(
-        room=room,
-        type=events.APP_DEPLOYED,
-        payload={
-            "instance_id": str(app.pk),
-            "build_state": state,
-            "by": acting_user.get_username(),
-        },
-    )
-    return app
-
-
 # ---------------------------------------------------------------------------------------------
 # Reads shared by the API, the MCP tools and the console
 
@@ -379,22 +392,6 @@ def list_room_apps(
     user: AnyUser, room_id, *, limit: int = MAX_PAGE, agent: bool = False
 ) -> list[dict]:
     room = get_room_for_user(user, room_id, agent=agent)
-    apps = room.apps.select_related("proposal").order_by("position")[:limit]
+    apps = room.apps.filter(position__isnull=False).select_related("proposal")
+    apps = apps.order_by("position")[:limit]
     return [app.as_dict() for app in apps]
-
-
-# ---------------------------------------------------------------------------------------------
-# Repositories
-
-
-def import_repo_version(
-    *, repository: Repository, path: str | Path, ref: str = "HEAD"
-) -> tuple[RepositoryVersion, bool]:
-    """Pin `ref` of the local git repository at `path` as a version; (version, created)."""
-    snapshot = read_commit(Path(path), ref)  # git I/O before any transaction
-    version, created = RepositoryVersion.objects.get_or_create(
-        repository=repository,
-        commit_hash=snapshot.commit_hash,
-        defaults={"ref": ref, "message": snapshot.message, "files": snapshot.files},
-    )
-    return version, created

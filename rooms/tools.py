@@ -6,20 +6,25 @@ what a model needs to call the tool right, and what is out of reach, and nothing
 
 import asyncio
 
+from django.urls import reverse
+
 from osfoundry import wakeups
 from osfoundry.auth import READ, WRITE
 from osfoundry.dbthreads import run_sync
 from osfoundry.mcp.tooling import CallContext, Tool
 
-from . import access, events, services
+from . import access, events, revisions, services
 from .schemas import (
     AppArgs,
     NoArgs,
     PollArgs,
+    ProposalArgs,
     RepoArgs,
+    ReviseArgs,
     RoomAppsArgs,
     RoomArgs,
     SnippetArgs,
+    UpdateArgs,
 )
 
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
@@ -84,6 +89,35 @@ def propose_room_repo_app(ctx: CallContext, args: RepoArgs) -> dict:
         idempotency_key=args.idempotency_key,
     )
     return proposal_result(ctx, result)
+
+
+def propose_room_app_update(ctx: CallContext, args: UpdateArgs) -> dict:
+    result = revisions.propose_update(
+        caller=ctx.principal.user,
+        room_id=args.room_id,
+        instance_id=args.instance_id,
+        name=args.name,
+        files=args.files,
+        idempotency_key=args.idempotency_key,
+    )
+    return proposal_result(ctx, result)
+
+
+def revise_room_proposal(ctx: CallContext, args: ReviseArgs) -> dict:
+    result = revisions.revise_proposal(
+        caller=ctx.principal.user,
+        proposal_id=args.proposal_id,
+        name=args.name,
+        files=args.files,
+        idempotency_key=args.idempotency_key,
+    )
+    return proposal_result(ctx, result)
+
+
+def read_room_proposal(ctx: CallContext, args: ProposalArgs) -> dict:
+    data = revisions.read_proposal(ctx.principal.user, args.proposal_id)
+    data["review_url"] = ctx.origin + reverse("rooms:proposal", args=[data["proposal_id"]])
+    return data
 
 
 async def poll_resource_events(ctx: CallContext, args: PollArgs) -> dict:
@@ -188,9 +222,44 @@ TOOLS = [
         handler=propose_room_repo_app,
     ),
     Tool(
+        name="propose_room_app_update",
+        description=(
+            "Propose new files for an approved snippet app (instance_id from list_room_apps); "
+            "name defaults to its current one. The owner reviews the diff; approval replaces "
+            "the app in place."
+        ),
+        arguments=UpdateArgs,
+        scope=WRITE,
+        annotations=PROPOSES,
+        handler=propose_room_app_update,
+    ),
+    Tool(
+        name="revise_room_proposal",
+        description=(
+            "Answer the owner's review: send a new revision of your proposal (all files). It "
+            "replaces the earlier one on the same card."
+        ),
+        arguments=ReviseArgs,
+        scope=WRITE,
+        annotations=PROPOSES,
+        handler=revise_room_proposal,
+    ),
+    Tool(
+        name="read_room_proposal",
+        description=(
+            "Your proposal's review: status, decision, the owner's line comments (outdated or "
+            "not), revisions."
+        ),
+        arguments=ProposalArgs,
+        scope=READ,
+        annotations=READ_ONLY,
+        handler=read_room_proposal,
+    ),
+    Tool(
         name="poll_resource_events",
         description=(
-            "Wait for a Room's events (proposal.approved, proposal.declined, app.deployed...) "
+            "Wait for a Room's events (proposal.approved, proposal.changes_requested, "
+            "app.updated...) "
             "after after_sequence. Returns as soon as one exists, or [] after timeout_s "
             "(default 30); pass next_after_sequence next time. Local Rooms are unavailable."
         ),

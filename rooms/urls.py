@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import runtime_views, views
+from . import app_views, runtime_views, views
 
 app_name = "rooms"
 
@@ -18,7 +18,32 @@ urlpatterns = [
         runtime_views.proposal_preview_files,
         name="proposal_preview_files",
     ),
-    path("rooms/<uuid:room_id>/apps/<uuid:instance_id>/deploy/", views.deploy, name="deploy"),
+    path("rooms/<uuid:room_id>/apps/<uuid:instance_id>/", views.room_detail, name="app"),
+    path(
+        "rooms/<uuid:room_id>/apps/<uuid:instance_id>/revisions/",
+        app_views.revisions,
+        name="revisions",
+    ),
+    path(
+        "rooms/<uuid:room_id>/apps/<uuid:instance_id>/revisions/<int:number>/",
+        app_views.revision,
+        name="revision",
+    ),
+    path(
+        "rooms/<uuid:room_id>/apps/<uuid:instance_id>/rollback/",
+        app_views.rollback,
+        name="rollback",
+    ),
+    path(
+        "rooms/<uuid:room_id>/apps/<uuid:instance_id>/<str:action>/",
+        app_views.tab_action,
+        name="tab_action",
+    ),
+    path(
+        "proposals/<uuid:proposal_id>/request-changes/",
+        views.request_changes,
+        name="request_changes",
+    ),
     path("proposals/<uuid:proposal_id>/", views.proposal_card, name="proposal"),
     path("proposals/<uuid:proposal_id>/file/", views.proposal_file, name="proposal_file"),
     path(

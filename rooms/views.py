@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from osfoundry.errors import DomainError, Invalid, NotFound
 
-from . import access, runchecks, services
+from . import access, cards, revisions, runchecks, services
 from .highlight import file_anchor, file_views, highlight
 from .models import Proposal, Room
 from .runchecks import CARD_PROBLEMS
@@ -51,37 +51,28 @@ def inbox(request):
 
 @require_GET
 @login_required
-def room_detail(request, room_id):
+def room_detail(request, room_id, instance_id=None):
+    """The Room page; at /rooms/<id>/apps/<instance_id>/ with that tab open."""
     try:
         room = access.get_room_for_user(request.user, room_id)
     except NotFound:
         raise Http404("Room not found") from None
     # `room` (and its event sequence) is read before the apps, so the feed replays anything newer.
-    apps = room.apps.select_related("proposal", "build_updated_by").order_by("position")
+    apps = list(room.apps.select_related("proposal", "build_updated_by").order_by("position"))
+    shown = [app for app in apps if not app.is_removed]
+    if instance_id is not None and not any(app.pk == instance_id for app in shown):
+        raise Http404("No such tab in this Room")
     return render(
         request,
         "rooms/room.html",
-        {"room": room, "apps": apps, "is_owner": room.is_owned_by(request.user)},
+        {
+            "room": room,
+            "apps": shown,
+            "removed_apps": [app for app in apps if app.is_removed],
+            "open_instance_id": instance_id,
+            "is_owner": room.is_owned_by(request.user),
+        },
     )
-
-
-@require_POST
-@login_required
-def deploy(request, room_id, instance_id):
-    try:
-        app = services.deploy_app(
-            acting_user=request.user,
-            room_id=room_id,
-            instance_id=instance_id,
-            state="ready",
-            detail="Deployed from the console",
-        )
-    except DomainError as error:
-        return HttpResponse(
-            error.message, status=domain_error_status(error), content_type="text/plain"
-        )
-    messages.success(request, f"“{app.name}” is deployed: build state ready.")
-    return redirect("rooms:room", room_id=room_id)
 
 
 def card_context(request, proposal: Proposal) -> dict:
@@ -92,6 +83,7 @@ def card_context(request, proposal: Proposal) -> dict:
         "files_warning": services.CARD_FILES_WARNING,
     }
     if proposal.kind == Proposal.Kind.SNIPPET:
+        context |= cards.review_context(proposal)
         files = context["files"] = file_views(proposal.files)
         # The decision panel names the files a reader could misread.
         context["hidden_files"] = [f for f in files if f.reveal.hidden or f.reveal.refused]
@@ -142,10 +134,14 @@ def proposal_file(request, proposal_id):
 @login_required
 def decide(request, proposal_id, decision: str):
     content_hash = request.POST.get("content_hash", "")
+    base = request.POST.get("base_revision", "")
     try:
         if decision == "approve":
             app = services.approve_proposal(
-                owner=request.user, proposal_id=proposal_id, content_hash=content_hash
+                owner=request.user,
+                proposal_id=proposal_id,
+                content_hash=content_hash,
+                base_revision=int(base) if base.isdigit() else None,
             )
             messages.success(request, f"Approved: “{app.name}” is now a tab in {app.room.name}.")
         else:
@@ -164,6 +160,32 @@ def decide(request, proposal_id, decision: str):
         if isinstance(error, Invalid):
             context["reason"] = request.POST.get("reason", "")
         return render(request, "rooms/card.html", context, status=status)
+    return redirect("rooms:proposal", proposal_id=proposal_id)
+
+
+@require_POST
+@login_required
+def request_changes(request, proposal_id):
+    """The owner's review: the summary and the line comments the card collected (as JSON)."""
+    try:
+        proposal = revisions.request_changes(
+            owner=request.user,
+            proposal_id=proposal_id,
+            content_hash=request.POST.get("content_hash", ""),
+            summary=request.POST.get("summary", ""),
+            comments=cards.parse_comments(request.POST.get("comments", "")),
+        )
+    except DomainError as error:
+        context = card_context(request, load_proposal(request, proposal_id))
+        context["decision_error"] = error.message
+        context["summary"] = request.POST.get("summary", "")
+        return render(request, "rooms/card.html", context, status=domain_error_status(error))
+    count = proposal.comments.count()
+    messages.success(
+        request,
+        f"Changes requested on “{proposal.name}” ({count} comment{'s' if count != 1 else ''}): "
+        "the agent reads them and sends a revision, which appears on this card.",
+    )
     return redirect("rooms:proposal", proposal_id=proposal_id)
 
 

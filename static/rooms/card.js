@@ -9,6 +9,19 @@
   const listItems = Array.from(review.querySelectorAll("[data-file-list] li"));
   const counter = review.querySelector("[data-viewed-count]");
   const storageKey = `osf-viewed:${review.dataset.reviewKey || ""}`;
+  // A "Viewed" mark is for a file's content: it holds in the next revision while the file is
+  // the same, and resets when it changed (a removed file's mark is for its removal).
+  const hashes = (() => {
+    const data = document.getElementById("file-hashes");
+    try {
+      return data ? JSON.parse(data.textContent) : {};
+    } catch (_error) {
+      return {};
+    }
+  })();
+  const markOf = (file) => `${file.dataset.path}@${hashes[file.dataset.path] || "removed"}`;
+  // The same file may be on the card twice (in a diff and in full): one mark for both.
+  const marks = new Set();
 
   function loadViewed() {
     try {
@@ -45,14 +58,16 @@
 
   function updateCount() {
     if (!counter) return;
-    const done = files.filter((file) => viewed.has(file.dataset.path)).length;
-    counter.textContent = `${done}/${files.length} viewed`;
-    counter.classList.toggle("is-done", done === files.length && files.length > 0);
-    listItems.forEach((item) => item.classList.toggle("is-viewed", viewed.has(item.dataset.path)));
+    const done = Array.from(marks).filter((mark) => viewed.has(mark)).length;
+    counter.textContent = `${done}/${marks.size} viewed`;
+    counter.classList.toggle("is-done", done === marks.size && marks.size > 0);
+    const byPath = new Map(files.map((file) => [file.dataset.path, markOf(file)]));
+    listItems.forEach((item) => item.classList.toggle("is-viewed", viewed.has(byPath.get(item.dataset.path))));
   }
 
   files.forEach((file) => {
-    const path = file.dataset.path;
+    const path = markOf(file);
+    marks.add(path);
     const checkbox = file.querySelector("[data-viewed]");
     const toggle = file.querySelector("[data-file-toggle]");
     if (toggle) toggle.addEventListener("click", () => setCollapsed(file, !file.classList.contains("is-collapsed")));
@@ -68,6 +83,10 @@
         if (checkbox.checked) viewed.add(path);
         else viewed.delete(path);
         setCollapsed(file, checkbox.checked);
+        files.forEach((twin) => {
+          const other = twin !== file && markOf(twin) === path && twin.querySelector("[data-viewed]");
+          if (other) other.checked = checkbox.checked;
+        });
         saveViewed();
         updateCount();
       });

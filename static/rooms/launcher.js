@@ -89,8 +89,8 @@
     return "App";
   }
 
-  function open(instanceId) {
-    if (instanceId === current && handle) return; // already running
+  function open(instanceId, reload) {
+    if (instanceId === current && handle && !reload) return; // already running
     stop();
     var myRun = runId;
     var label = tabLabel(instanceId);
@@ -148,7 +148,14 @@
   if (root.querySelector("[data-launcher] [data-instance-id]")) prepareNext();
   root.addEventListener("launcher:open", function (event) {
     var instanceId = event.detail && event.detail.instanceId;
-    if (typeof instanceId === "string" && instanceId) open(instanceId);
+    // reload: the tab's app was updated; run its new revision (same storage key: its data stays).
+    if (typeof instanceId === "string" && instanceId) open(instanceId, Boolean(event.detail.reload));
   });
-  area.querySelector("[data-app-close]").addEventListener("click", close);
+  root.addEventListener("launcher:close", function (event) {
+    if (event.detail && event.detail.instanceId === current) close();
+  });
+  area.querySelector("[data-app-close]").addEventListener("click", function () {
+    close();
+    root.dispatchEvent(new CustomEvent("launcher:closed"));
+  });
 })();

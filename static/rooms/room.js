@@ -1,5 +1,9 @@
 // The Room page: the launcher tab bar, kept live from the Room event feed.
 //
+// Tabs are addresses (/rooms/<id>/apps/<instance_id>/): selecting one updates the URL, a reload
+// opens it again. The bar follows the WAI-ARIA tabs pattern: one tab in the Tab order, arrow
+// keys and Home/End move between tabs, Enter or Space opens the focused one.
+//
 // Hook for the app runtime: selecting a tab dispatches "launcher:open" on the [data-room]
 // element with {instanceId, appArea}; the runtime mounts the app into [data-app-area].
 (function () {
@@ -10,22 +14,85 @@
   const launcher = root.querySelector("[data-launcher]");
   const appArea = root.querySelector("[data-app-area]");
   const appRows = root.querySelector("[data-app-rows]");
+  const updatedNote = root.querySelector("[data-app-updated]");
   const zero = "00000000-0000-0000-0000-000000000000";
-  const isOwner = root.dataset.isOwner === "1";
   const states = { queued: "Queued", building: "Building", ready: "Ready", failed: "Failed" };
+  let openId = null;
 
-  function selectTab(tab) {
-    launcher.querySelectorAll("[role=tab]").forEach((other) => {
-      other.setAttribute("aria-selected", String(other === tab));
-    });
+  const tabs = () => Array.from(launcher.querySelectorAll("[role=tab]"));
+  const appUrl = (instanceId) => root.dataset.appUrl.replace(zero, instanceId);
+
+  function rove(focusable) {
+    tabs().forEach((tab) => tab.setAttribute("tabindex", tab === focusable ? "0" : "-1"));
+  }
+
+  function selectTab(tab, { push = true, reload = false } = {}) {
+    tabs().forEach((other) => other.setAttribute("aria-selected", String(other === tab)));
+    rove(tab);
+    tab.classList.remove("is-updated");
+    openId = tab.dataset.instanceId;
+    if (updatedNote) updatedNote.hidden = true;
+    if (push && location.pathname !== new URL(tab.href).pathname) {
+      history.pushState({ instanceId: openId }, "", tab.href);
+    }
     root.dispatchEvent(
-      new CustomEvent("launcher:open", { detail: { instanceId: tab.dataset.instanceId, appArea } })
+      new CustomEvent("launcher:open", { detail: { instanceId: openId, appArea, reload } })
     );
   }
+
+  function deselect() {
+    tabs().forEach((tab) => tab.setAttribute("aria-selected", "false"));
+    rove(tabs()[0]);
+    openId = null;
+  }
+
   launcher.addEventListener("click", (event) => {
     const tab = event.target.closest("[role=tab]");
-    if (tab) selectTab(tab);
+    if (!tab || event.ctrlKey || event.metaKey || event.shiftKey) return; // a new window: a link
+    event.preventDefault();
+    selectTab(tab);
   });
+
+  launcher.addEventListener("keydown", (event) => {
+    const list = tabs();
+    const index = list.indexOf(document.activeElement);
+    if (index < 0) return;
+    const moves = {
+      ArrowLeft: index - 1,
+      ArrowRight: index + 1,
+      Home: 0,
+      End: list.length - 1,
+    };
+    if (event.key in moves) {
+      event.preventDefault();
+      const next = list[(moves[event.key] + list.length) % list.length];
+      rove(next);
+      next.focus();
+    } else if (event.key === " " || event.key === "Enter") {
+      event.preventDefault();
+      selectTab(list[index]);
+    }
+  });
+
+  function openFromUrl() {
+    const wanted = tabs().find((tab) => new URL(tab.href).pathname === location.pathname);
+    if (wanted) selectTab(wanted, { push: false });
+    else {
+      if (openId) root.dispatchEvent(new CustomEvent("launcher:close", { detail: { instanceId: openId } }));
+      deselect();
+    }
+  }
+  window.addEventListener("popstate", openFromUrl);
+  root.addEventListener("launcher:closed", () => {
+    deselect();
+    if (location.pathname !== root.dataset.roomUrl) history.pushState({}, "", root.dataset.roomUrl);
+  });
+  if (updatedNote) {
+    updatedNote.querySelector("[data-app-reload]").addEventListener("click", () => {
+      const tab = byInstance(launcher, openId);
+      if (tab) selectTab(tab, { push: false, reload: true });
+    });
+  }
 
   function byInstance(container, instanceId) {
     return Array.from(container.children).find((el) => el.dataset.instanceId === instanceId);
@@ -45,17 +112,24 @@
     return cell;
   }
 
+  function syncEmpty() {
+    const empty = tabs().length === 0;
+    root.querySelectorAll("[data-launcher-empty], [data-apps-empty]").forEach((el) => (el.hidden = !empty));
+  }
+
   function addApp(event) {
     if (!window.osfFeed.isUuid(event.instance_id) || byInstance(launcher, event.instance_id)) return;
     const position = Number(event.position) || 0;
-    const tab = document.createElement("button");
-    tab.type = "button";
+    const tab = document.createElement("a");
     tab.className = "tab is-new";
+    tab.href = appUrl(event.instance_id);
     tab.setAttribute("role", "tab");
     tab.setAttribute("aria-selected", "false");
+    tab.setAttribute("tabindex", tabs().length ? "-1" : "0");
     tab.dataset.instanceId = event.instance_id;
     tab.dataset.position = String(position);
-    tab.dataset.buildState = "";
+    tab.dataset.revision = String(event.revision || 1);
+    tab.dataset.buildState = String(event.build_state || "");
     tab.appendChild(window.osfFeed.nameElement(event.name));
     insertInOrder(launcher, tab, position);
 
@@ -65,6 +139,7 @@
     row.className = "is-new";
     row.appendChild(td(String(position + 1), "num"));
     const name = td("", "strong");
+    name.dataset.appName = "";
     name.appendChild(window.osfFeed.nameElement(event.name));
     row.appendChild(name);
     const kind = td("");
@@ -73,59 +148,89 @@
     pill.textContent = event.kind === "repo" ? "Repository version" : "Snippet";
     kind.appendChild(pill);
     row.appendChild(kind);
+    const revision = td("");
+    const history = document.createElement("a");
+    history.href = `${appUrl(event.instance_id)}revisions/`;
+    history.dataset.revisionLink = "";
+    history.textContent = `rev ${event.revision || 1}`;
+    revision.appendChild(history);
+    row.appendChild(revision);
     const stateCell = td("");
     const state = document.createElement("span");
-    state.className = "state state-none";
+    const known = states[event.build_state] ? event.build_state : "none";
+    state.className = `state state-${known}`;
     state.dataset.buildState = "";
-    state.textContent = "not deployed";
+    state.textContent = states[event.build_state] || "not checked";
     stateCell.appendChild(state);
     row.appendChild(stateCell);
-    const updated = td("—", "muted small");
-    updated.dataset.buildUpdated = "";
-    row.appendChild(updated);
-    if (isOwner) {
-      const actions = td("", "num");
-      const form = document.createElement("form");
-      form.method = "post";
-      form.action = root.dataset.deployUrl.replace(zero, event.instance_id);
-      const csrf = document.createElement("input");
-      csrf.type = "hidden";
-      csrf.name = "csrfmiddlewaretoken";
-      csrf.value = root.dataset.csrf || "";
-      const button = document.createElement("button");
-      button.type = "submit";
-      button.className = "button small";
-      button.dataset.deploy = "";
-      button.textContent = "Deploy";
-      form.append(csrf, button);
-      actions.appendChild(form);
+    if (root.dataset.isOwner === "1") {
+      // The tab's actions need this page's forms: a reload shows them.
+      const actions = td("", "muted small");
+      const link = document.createElement("a");
+      link.href = root.dataset.roomUrl;
+      link.textContent = "Reload to manage";
+      actions.appendChild(link);
       row.appendChild(actions);
     }
-    appRows.appendChild(row);
-    root.querySelectorAll("[data-launcher-empty], [data-apps-empty]").forEach((el) => (el.hidden = true));
+    insertInOrder(appRows, row, position);
+    syncEmpty();
   }
 
-  function updateBuild(event) {
-    if (!window.osfFeed.isUuid(event.instance_id)) return;
-    const label = states[event.build_state] || "not deployed";
+  function setName(instanceId, name) {
+    const tab = byInstance(launcher, instanceId);
+    if (tab) tab.replaceChildren(window.osfFeed.nameElement(name));
+    const cell = byInstance(appRows, instanceId)?.querySelector("[data-app-name], .strong");
+    if (cell) cell.replaceChildren(window.osfFeed.nameElement(name));
+  }
+
+  function updateApp(event) {
     const tab = byInstance(launcher, event.instance_id);
-    if (tab) tab.dataset.buildState = String(event.build_state || "");
-    const row = byInstance(appRows, event.instance_id);
-    if (!row) return;
-    const state = row.querySelector("[data-build-state]");
-    if (state) {
-      state.textContent = label;
-      state.className = `state state-${states[event.build_state] ? event.build_state : "none"}`;
+    if (!tab) return;
+    setName(event.instance_id, event.name);
+    tab.dataset.revision = String(event.revision);
+    const link = byInstance(appRows, event.instance_id)?.querySelector("[data-revision-link]");
+    if (link) link.textContent = `rev ${event.revision}`;
+    // An open app is never yanked: its person chooses when to run the new revision.
+    if (event.instance_id === openId && updatedNote) updatedNote.hidden = false;
+    else tab.classList.add("is-updated");
+  }
+
+  function removeApp(event) {
+    const tab = byInstance(launcher, event.instance_id);
+    if (!tab) return;
+    if (event.instance_id === openId) {
+      root.dispatchEvent(new CustomEvent("launcher:close", { detail: { instanceId: openId } }));
+      deselect();
+      history.replaceState({}, "", root.dataset.roomUrl);
     }
-    const updated = row.querySelector("[data-build-updated]");
-    if (updated) {
-      updated.textContent = "just now by ";
-      updated.appendChild(window.osfFeed.nameElement(event.by));
-    }
+    tab.remove();
+    byInstance(appRows, event.instance_id)?.remove();
+    if (!launcher.querySelector("[tabindex='0']")) rove(tabs()[0]);
+    syncEmpty();
+  }
+
+  function reorder(event) {
+    if (!Array.isArray(event.order)) return;
+    event.order.forEach((instanceId, index) => {
+      [launcher, appRows].forEach((container) => {
+        const el = byInstance(container, instanceId);
+        if (!el) return;
+        el.dataset.position = String(index);
+        container.appendChild(el);
+      });
+      const number = byInstance(appRows, instanceId)?.querySelector(".num");
+      if (number) number.textContent = String(index + 1);
+    });
   }
 
   window.osfFeed.openRoomFeed(root.dataset.roomId, root.dataset.afterSequence, (event) => {
-    if (event.type === "app.created") addApp(event);
-    else if (event.type === "app.deployed") updateBuild(event);
+    if (event.type === "app.created" || event.type === "app.restored") addApp(event);
+    else if (event.type === "app.updated" || event.type === "app.rolled_back") updateApp(event);
+    else if (event.type === "app.removed") removeApp(event);
+    else if (event.type === "app.moved") reorder(event);
+    else if (event.type === "app.renamed") setName(event.instance_id, event.name);
   });
+
+  rove(tabs().find((tab) => tab.getAttribute("aria-selected") === "true") || tabs()[0]);
+  if (root.dataset.openInstanceId) openFromUrl();
 })();

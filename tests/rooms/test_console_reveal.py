@@ -163,7 +163,7 @@ def test_names_render_inside_bdi_with_their_invisible_characters_shown(
     approve_proposal(owner=owner, proposal_id=proposal.pk)
     page = client.get(reverse("rooms:room", args=[room.pk])).content.decode()
     assert f"<h1>{room_name}</h1>" in page
-    assert f'data-build-state="">{app_name}</button>' in page
+    assert f'data-build-state="ready">{app_name}</a>' in page
     assert "<title>Falcon ⟨U+202E⟩evil⟨U+202C⟩ \u05e9\u05dc\u05d5\u05dd · osFoundry</title>" in page
     for html in (inbox, card, page):
         assert "\u202e" not in html and "\u200b" not in html

@@ -3,8 +3,9 @@ import subprocess
 import pytest
 
 from osfoundry.errors import Invalid, NotFound
+from rooms.gitimport import import_repo_version
 from rooms.models import Project, Proposal, Repository, RepositoryVersion
-from rooms.services import import_repo_version, propose_repo_version
+from rooms.services import propose_repo_version
 from tests.rooms.helpers import APP
 
 

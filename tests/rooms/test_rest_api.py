@@ -56,7 +56,8 @@ def test_propose_then_replay_then_status(client, room, owner, write_token, files
     apps = call(client, "get", f"/rooms/{room.pk}/apps?limit=1", write_token).json()["apps"]
     assert apps[0]["instance_id"] == status["instance_id"]
     app = call(client, "get", f"/rooms/{room.pk}/apps/{status['instance_id']}", write_token)
-    assert app.json()["build"] == {"state": None, "updated_at": None}
+    assert app.json()["build"]["state"] == "ready"
+    assert app.json()["build"]["detail"].startswith("Checked when proposed: src/App.tsx")
 
 
 def test_reused_key_with_new_content_is_409(client, room, write_token, files):

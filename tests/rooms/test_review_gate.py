@@ -24,7 +24,8 @@ def test_an_approved_proposal_is_in_the_launcher_for_members(room, owner, member
     app = approve_proposal(owner=owner, proposal_id=proposal.pk)
     (entry,) = list_room_apps(member, room.pk)
     assert entry["instance_id"] == str(app.pk)
-    assert entry["build"] == {"state": None, "updated_at": None}
+    assert entry["build"]["state"] == "ready"
+    assert entry["build"]["detail"].startswith("Checked when proposed: src/App.tsx")
     assert "files" not in entry
 
 

@@ -1,10 +1,8 @@
 from unittest import mock
 
-import pytest
-
 from rooms.events import room_events_after
 from rooms.models import RoomEvent
-from rooms.services import approve_proposal, decline_proposal, deploy_app, propose_snippet
+from rooms.services import approve_proposal, decline_proposal, propose_snippet
 
 
 def propose(room, agent, files, name):
@@ -22,7 +20,6 @@ def test_events_follow_the_lifecycle_in_sequence(room, owner, agent, files):
     second = propose(room, agent, files, "Two")
     app = approve_proposal(owner=owner, proposal_id=first.pk)
     decline_proposal(owner=owner, proposal_id=second.pk, reason="no")
-    deploy_app(acting_user=owner, room_id=room.pk, instance_id=app.pk)
     events = room_events_after(owner, room.pk)["events"]
     assert [(e["sequence"], e["type"]) for e in events] == [
         (1, "proposal.created"),
@@ -30,7 +27,6 @@ def test_events_follow_the_lifecycle_in_sequence(room, owner, agent, files):
         (3, "proposal.approved"),
         (4, "app.created"),
         (5, "proposal.declined"),
-        (6, "app.deployed"),
     ]
     assert events[2]["instance_id"] == str(app.pk)
     assert events[3]["position"] == 0
@@ -73,9 +69,11 @@ def test_approval_wakes_room_waiters_and_websocket_group(
     assert RoomEvent.objects.filter(room=room).count() == 3
 
 
-@pytest.mark.parametrize("state", ["ready", "failed", "building"])
-def test_deploy_records_the_latest_build_state(room, owner, agent, files, state):
-    app = approve_proposal(owner=owner, proposal_id=propose(room, agent, files, "One").pk)
-    deploy_app(acting_user=owner, room_id=room.pk, instance_id=app.pk, state=state)
+def test_approval_records_the_proposal_time_check_as_the_build_state(room, owner, agent, files):
+    proposal = propose(room, agent, files, "One")
+    assert proposal.run_summary.startswith("src/App.tsx and the")
+    app = approve_proposal(owner=owner, proposal_id=proposal.pk)
     app.refresh_from_db()
-    assert app.build_state == state and app.build_updated_by == owner
+    assert app.build_state == "ready" and app.build_updated_by == owner
+    assert app.build_detail == f"Checked when proposed: {proposal.run_summary}"
+    assert app.as_dict()["build"]["detail"] == app.build_detail

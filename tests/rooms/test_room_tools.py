@@ -90,7 +90,8 @@ def test_list_room_apps_and_read_app_status(asgi_server, room, agent, token_fact
     )
     data = status.structured_content
     assert data["instance_id"] == str(app.pk)
-    assert data["build"] == {"state": None, "updated_at": None}
+    assert data["build"]["state"] == "ready"
+    assert data["build"]["detail"].startswith("Checked when proposed: src/App.tsx")
     assert "files" not in data
 
 

@@ -12,8 +12,8 @@ from django.db import transaction
 from agents.models import AccessToken
 from agents.tokens import create_access_token, hash_token
 from rooms.demo import standup_timer_files
+from rooms.gitimport import import_repo_version
 from rooms.models import Project, Repository, Room
-from rooms.services import import_repo_version
 
 CREDENTIALS = Path(settings.BASE_DIR) / "var" / "demo-credentials.json"
 

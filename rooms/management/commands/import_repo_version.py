@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from osfoundry.errors import DomainError
+from rooms.gitimport import import_repo_version
 from rooms.models import Repository
-from rooms.services import import_repo_version
 
 
 class Command(BaseCommand):

@@ -1,0 +1,159 @@
+"""The owner's hands on a Room's tab bar and each app's history: pages read, services decide.
+
+Every action is a POST form that works without scripts (it redirects back to the page it came
+from); the Room page's script posts the same forms and lets the Room event feed redraw.
+"""
+
+from collections.abc import Callable
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from osfoundry.errors import DomainError, NotFound
+
+from . import tabs
+from .access import get_app_for_user
+from .diffs import diff_files
+from .models import LauncherApp
+
+# The tab bar's actions: each one service, and what the owner is told after it.
+TAB_ACTIONS: dict[str, tuple[Callable[..., LauncherApp], str]] = {
+    "remove": (tabs.remove_app, "“{name}” left the launcher; restore it from Removed tabs."),
+    "restore": (tabs.restore_app, "“{name}” is back in the launcher."),
+    "move-left": (tabs.move_app, "Moved “{name}” left."),
+    "move-right": (tabs.move_app, "Moved “{name}” right."),
+    "rename": (tabs.rename_app, "Renamed the tab to “{name}”."),
+}
+
+
+def back(request, room_id):
+    """Where an action returns to: the page it was posted from, if it is on this site."""
+    target = request.POST.get("next", "")
+    if target.startswith("/") and not target.startswith("//"):
+        return redirect(target)
+    return redirect("rooms:room", room_id=room_id)
+
+
+@require_POST
+@login_required
+def tab_action(request, room_id, instance_id, action):
+    if action not in TAB_ACTIONS:
+        raise Http404("No such tab action")
+    service, done = TAB_ACTIONS[action]
+    arguments = {"owner": request.user, "room_id": room_id, "instance_id": instance_id}
+    if action.startswith("move-"):
+        arguments["direction"] = action.removeprefix("move-")
+    if action == "rename":
+        arguments["name"] = request.POST.get("name", "")
+    try:
+        app = service(**arguments)
+    except NotFound:
+        raise Http404("No such tab in this Room") from None
+    except DomainError as error:
+        messages.error(request, error.message)
+        return back(request, room_id)
+    messages.success(request, done.format(name=app.name))
+    return back(request, room_id)
+
+
+def parse_revision(value: str) -> int | None:
+    return int(value) if value.isdigit() else None
+
+
+@require_POST
+@login_required
+def rollback(request, room_id, instance_id):
+    to_revision = parse_revision(request.POST.get("to_revision", ""))
+    expected = parse_revision(request.POST.get("expected_revision", ""))
+    if to_revision is None or expected is None:
+        return HttpResponseBadRequest("to_revision and expected_revision: whole numbers")
+    try:
+        app = tabs.rollback_app(
+            owner=request.user,
+            room_id=room_id,
+            instance_id=instance_id,
+            to_revision=to_revision,
+            expected_revision=expected,
+        )
+    except NotFound:
+        raise Http404("No such tab in this Room") from None
+    except DomainError as error:
+        messages.error(request, error.message)
+        return redirect("rooms:revisions", room_id=room_id, instance_id=instance_id)
+    messages.success(
+        request,
+        f"Rolled back: “{app.name}” is now rev {app.revision}, the content of rev {to_revision}.",
+    )
+    return redirect("rooms:revisions", room_id=room_id, instance_id=instance_id)
+
+
+def load_app(request, room_id, instance_id):
+    try:
+        return get_app_for_user(request.user, room_id, instance_id)
+    except NotFound:
+        raise Http404("No such app in this Room") from None
+
+
+@require_GET
+@login_required
+def revisions(request, room_id, instance_id):
+    """An app's history, newest first: who proposed and approved each revision, and when."""
+    app = load_app(request, room_id, instance_id)
+    history = list(
+        app.revisions.select_related("proposal__proposed_by", "approved_by").order_by("-number")
+    )
+    changed = {}
+    for newer, older in zip(history, history[1:], strict=False):
+        diff = diff_files(
+            older.proposal.files,
+            newer.proposal.files,
+            old_hash=older.content_hash,
+            new_hash=newer.content_hash,
+        )
+        changed[newer.number] = len(diff.changed)
+    rows = [(revision, changed.get(revision.number)) for revision in history]
+    return render(
+        request,
+        "rooms/revisions.html",
+        {
+            "app": app,
+            "room": app.room,
+            "rows": rows,
+            "is_owner": app.room.is_owned_by(request.user),
+        },
+    )
+
+
+@require_GET
+@login_required
+def revision(request, room_id, instance_id, number):
+    """One revision, read-only, with its diff to the next one (or to the previous, if latest)."""
+    try:
+        app, found = tabs.app_revision(request.user, room_id, instance_id, number)
+    except NotFound:
+        raise Http404("No such revision") from None
+    following = app.revisions.select_related("proposal").filter(number=number + 1).first()
+    context: dict = {"app": app, "room": app.room, "revision": found, "next_revision": following}
+    if following is not None:
+        context["diff"] = diff_files(
+            found.proposal.files,
+            following.proposal.files,
+            old_hash=found.content_hash,
+            new_hash=following.content_hash,
+        )
+        context["diff_title"] = f"Changes from rev {number} to rev {number + 1}"
+    else:
+        previous = app.revisions.select_related("proposal").filter(number=number - 1).first()
+        if previous is not None:
+            context["diff"] = diff_files(
+                previous.proposal.files,
+                found.proposal.files,
+                old_hash=previous.content_hash,
+                new_hash=found.content_hash,
+            )
+            context["diff_title"] = f"Changes from rev {number - 1} to rev {number}"
+    context["is_owner"] = app.room.is_owned_by(request.user)
+    return render(request, "rooms/revision.html", context)

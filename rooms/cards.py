@@ -1,0 +1,78 @@
+"""What a snippet card shows besides its files: what changed, its revisions and the review so far.
+
+An update shows "Changes since the approved revision (rev N)", N being the app's current
+revision (if the app moved on since the update was proposed, the diff is against where it is
+now, and the decision binds to that). A revision shows "Changes since your last review".
+"""
+
+import hashlib
+import json
+
+from osfoundry.errors import Invalid
+
+from . import revisions
+from .diffs import diff_files
+from .models import Proposal
+
+
+def file_hash(text: str | None) -> str:
+    """A file's short content hash: the card's "Viewed" mark holds while it stays the same."""
+    data = (text or "").encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def review_context(proposal: Proposal) -> dict:
+    chain = revisions.line_of_work(proposal)
+    context: dict = {
+        "line": chain,
+        "comments": revisions.review_comments(chain),
+        "file_hashes": {path: file_hash(text) for path, text in proposal.files.items()},
+        # Viewed marks live per app (updates) or per line of work: a file keeps its mark in
+        # the next revision while its content is the same.
+        "viewed_key": f"app-{proposal.app_id}" if proposal.is_update else f"line-{chain[0].pk}",
+    }
+    diffs = []
+    previous = proposal.previous
+    if previous is not None:
+        diffs.append(
+            (
+                f"Changes since your last review (revision {previous.iteration})",
+                diff_files(
+                    previous.files,
+                    proposal.files,
+                    old_hash=previous.content_hash,
+                    new_hash=proposal.content_hash,
+                ),
+            )
+        )
+    if proposal.is_update and proposal.app is not None:
+        app = proposal.app
+        current = app.proposal
+        context["base_revision"] = app.revision
+        context["stale_base"] = proposal.is_pending and app.revision != proposal.base_revision
+        diffs.append(
+            (
+                f"Changes since the approved revision (rev {app.revision})",
+                diff_files(
+                    current.files,
+                    proposal.files,
+                    old_hash=current.content_hash,
+                    new_hash=proposal.content_hash,
+                ),
+            )
+        )
+    context["diffs"] = diffs
+    return context
+
+
+def parse_comments(raw: str) -> list[dict]:
+    """The card's collected line comments, posted as one JSON list."""
+    if not raw.strip():
+        return []
+    try:
+        comments = json.loads(raw)
+    except ValueError:
+        raise Invalid("comments: not valid JSON; reload the card", field="comments") from None
+    if not isinstance(comments, list):
+        raise Invalid("comments: must be a list", field="comments")
+    return comments

@@ -1,0 +1,155 @@
+// Line comments on the review card: click a line number to comment on it, shift-click another
+// line of the same file for a range. Drafts stay in this browser (per proposal) until the
+// owner sends them with "Request changes", as one JSON list in the form's hidden field.
+// Works on the full file view (Pygments line-number links) and on diff rows (data-line).
+(function () {
+  "use strict";
+
+  const card = document.querySelector("[data-review][data-proposal-id]");
+  if (!card) return;
+  if (!card.hasAttribute("data-commentable")) {
+    // Decided: whatever was drafted here was sent, or no longer can be.
+    try {
+      localStorage.removeItem(`osf-drafts:${card.dataset.proposalId}`);
+    } catch (_error) {
+      // Nothing kept to clear.
+    }
+    return;
+  }
+  const review = card;
+  const form = document.querySelector("[data-request-changes-form]");
+  if (!form) return;
+  const field = form.querySelector("[data-comments-field]");
+  const list = form.querySelector("[data-draft-comments]");
+  const storageKey = `osf-drafts:${review.dataset.proposalId}`;
+  let drafts = [];
+  let anchor = null; // {path, line} of the last clicked line, for shift-click ranges
+  let composer = null;
+
+  try {
+    drafts = JSON.parse(localStorage.getItem(storageKey) || "[]");
+    if (!Array.isArray(drafts)) drafts = [];
+  } catch (_error) {
+    drafts = [];
+  }
+
+  function save() {
+    field.value = drafts.length ? JSON.stringify(drafts) : "";
+    try {
+      localStorage.setItem(storageKey, JSON.stringify(drafts));
+    } catch (_error) {
+      // Private mode or full storage: the drafts last for this page only.
+    }
+  }
+
+  function render() {
+    list.replaceChildren();
+    drafts.forEach((draft, index) => {
+      const item = document.createElement("li");
+      item.dataset.draft = "";
+      const where = document.createElement("code");
+      const lines = draft.line_end !== draft.line_start ? `${draft.line_start}–${draft.line_end}` : `${draft.line_start}`;
+      where.textContent = `${draft.path}:${lines}`;
+      const body = document.createElement("span");
+      body.textContent = ` ${draft.body}`;
+      const remove = document.createElement("button");
+      remove.type = "button";
+      remove.className = "link-button";
+      remove.textContent = "remove";
+      remove.setAttribute("aria-label", `Remove the comment on ${draft.path} line ${lines}`);
+      remove.addEventListener("click", () => {
+        drafts.splice(index, 1);
+        save();
+        render();
+      });
+      item.append(where, body, " ", remove);
+      list.appendChild(item);
+    });
+    list.hidden = drafts.length === 0;
+    const button = form.querySelector("[data-request-changes]");
+    button.textContent = drafts.length ? `Request changes (${drafts.length} comment${drafts.length === 1 ? "" : "s"})` : "Request changes";
+  }
+
+  function closeComposer() {
+    if (composer) composer.remove();
+    composer = null;
+  }
+
+  function openComposer(path, start, end, after, inTable) {
+    closeComposer();
+    const box = document.createElement("div");
+    box.className = "line-composer";
+    box.dataset.lineComposer = "";
+    const label = document.createElement("label");
+    const lines = end !== start ? `lines ${start}–${end}` : `line ${start}`;
+    label.textContent = `Comment on ${path}, ${lines}`;
+    const text = document.createElement("textarea");
+    text.rows = 3;
+    text.maxLength = 5000;
+    text.setAttribute("aria-label", label.textContent);
+    label.appendChild(text);
+    const add = document.createElement("button");
+    add.type = "button";
+    add.className = "button small primary";
+    add.textContent = "Add comment";
+    const cancel = document.createElement("button");
+    cancel.type = "button";
+    cancel.className = "button small";
+    cancel.textContent = "Cancel";
+    add.addEventListener("click", () => {
+      const body = text.value.trim();
+      if (!body) return text.focus();
+      drafts.push({path, line_start: start, line_end: end, body});
+      save();
+      render();
+      closeComposer();
+    });
+    cancel.addEventListener("click", closeComposer);
+    box.append(label, add, cancel);
+    if (inTable) {
+      const row = document.createElement("tr");
+      const cell = document.createElement("td");
+      cell.colSpan = 3;
+      cell.appendChild(box);
+      row.appendChild(cell);
+      after.after(row);
+      composer = row;
+    } else {
+      after.after(box);
+      composer = box;
+    }
+    text.focus();
+  }
+
+  function rangeFrom(path, line, extend) {
+    if (extend && anchor && anchor.path === path) {
+      return [Math.min(anchor.line, line), Math.max(anchor.line, line)];
+    }
+    anchor = {path, line};
+    return [line, line];
+  }
+
+  review.addEventListener("click", (event) => {
+    // A diff row's new-side line number.
+    const number = event.target.closest(".diff-num");
+    const row = number && number.closest("tr[data-line]");
+    if (row) {
+      const line = Number(row.dataset.line);
+      const [start, end] = rangeFrom(row.dataset.path, line, event.shiftKey);
+      openComposer(row.dataset.path, start, end, row, true);
+      return;
+    }
+    // A line-number link of the full file view: "#<file anchor>-<n>".
+    const link = event.target.closest(".linenos") && event.target.closest("a[href^='#']");
+    const file = link && link.closest("[data-file][data-anchor]");
+    if (!file) return;
+    const match = link.getAttribute("href").match(/-(\d+)$/);
+    if (!match) return;
+    event.preventDefault();
+    const [start, end] = rangeFrom(file.dataset.path, Number(match[1]), event.shiftKey);
+    openComposer(file.dataset.path, start, end, link.closest(".line") || link, false);
+  });
+
+  save();
+  render();
+})();

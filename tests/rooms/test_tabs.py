@@ -1,0 +1,131 @@
+"""The owner manages the tab bar and rolls apps back; each change is a Room event."""
+
+import pytest
+
+from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound
+from rooms.events import room_events_after
+from rooms.models import LauncherApp
+from rooms.revisions import propose_update
+from rooms.services import approve_proposal, list_room_apps
+from rooms.tabs import move_app, remove_app, rename_app, restore_app, rollback_app
+from tests.rooms.helpers import propose
+
+
+@pytest.fixture
+def apps(room, owner, agent, files):
+    made = []
+    for index, name in enumerate(["Timer", "Board", "Poll"]):
+        proposal = propose(room, agent, files, key=f"key-tabs-{index}", name=name)
+        made.append(approve_proposal(owner=owner, proposal_id=proposal.pk))
+    return made
+
+
+def names(room, user):
+    return [app["name"] for app in list_room_apps(user, room.pk)]
+
+
+def last_event(owner, room):
+    return room_events_after(owner, room.pk)["events"][-1]
+
+
+def call(service, owner, app, **extra):
+    return service(owner=owner, room_id=app.room_id, instance_id=app.pk, **extra)
+
+
+def test_remove_and_restore_a_tab(room, owner, member, apps):
+    call(remove_app, owner, apps[0])
+    assert names(room, member) == ["Board", "Poll"]
+    removed = LauncherApp.objects.get(pk=apps[0].pk)
+    assert removed.is_removed and removed.removed_at and removed.revisions.count() == 1
+    assert last_event(owner, room)["type"] == "app.removed"
+    with pytest.raises(Conflict):
+        call(remove_app, owner, apps[0])
+    call(restore_app, owner, apps[0])
+    assert names(room, member) == ["Board", "Poll", "Timer"]  # back at the end
+    assert last_event(owner, room)["type"] == "app.restored"
+    with pytest.raises(Conflict):
+        call(restore_app, owner, apps[0])
+
+
+def test_move_tabs_left_and_right(room, owner, member, apps):
+    call(move_app, owner, apps[2], direction="left")
+    assert names(room, member) == ["Timer", "Poll", "Board"]
+    event = last_event(owner, room)
+    assert event["type"] == "app.moved"
+    assert event["order"] == [str(apps[0].pk), str(apps[2].pk), str(apps[1].pk)]
+    call(move_app, owner, apps[0], direction="right")
+    assert names(room, member) == ["Poll", "Timer", "Board"]
+    with pytest.raises(Conflict) as caught:
+        call(move_app, owner, apps[2], direction="left")
+    assert "leftmost" in caught.value.message
+    with pytest.raises(Invalid):
+        call(move_app, owner, apps[0], direction="up")
+
+
+def test_rename_a_tab(room, owner, member, apps):
+    call(rename_app, owner, apps[1], name="  Sprint board ")
+    assert names(room, member) == ["Timer", "Sprint board", "Poll"]
+    event = last_event(owner, room)
+    assert (event["type"], event["previous_name"]) == ("app.renamed", "Board")
+    for bad in ["", "   ", "x" * 201, "a\u202eb"]:
+        with pytest.raises(Invalid) as caught:
+            call(rename_app, owner, apps[1], name=bad)
+        assert caught.value.field == "name"
+    assert names(room, member)[1] == "Sprint board"
+
+
+def test_members_and_strangers_cannot_manage_tabs(room, member, stranger, apps):
+    for service, extra in [
+        (remove_app, {}),
+        (move_app, {"direction": "right"}),
+        (rename_app, {"name": "Mine"}),
+    ]:
+        with pytest.raises(Forbidden):
+            call(service, member, apps[0], **extra)
+        with pytest.raises(NotFound):
+            call(service, stranger, apps[0], **extra)
+    assert names(room, member) == ["Timer", "Board", "Poll"]
+
+
+def update_and_approve(app, owner, agent, files, marker):
+    result = propose_update(
+        caller=agent,
+        room_id=str(app.room_id),
+        instance_id=str(app.pk),
+        files={**files, "src/App.tsx": files["src/App.tsx"] + f"\n// {marker}\n"},
+        idempotency_key=f"update-{marker}-00",
+    )
+    return approve_proposal(owner=owner, proposal_id=result.proposal.pk)
+
+
+def test_rollback_is_a_new_revision_with_the_earlier_content(room, owner, agent, files, apps):
+    app = apps[0]
+    first_proposal = app.proposal_id
+    update_and_approve(app, owner, agent, files, "v2")
+    app = call(rollback_app, owner, app, to_revision=1, expected_revision=2)
+    assert app.revision == 3 and app.proposal_id == first_proposal
+    latest = app.revisions.get(number=3)
+    assert latest.rolled_back_to == 1 and latest.approved_by == owner
+    event = last_event(owner, room)
+    assert event["type"] == "app.rolled_back"
+    assert (event["revision"], event["rolled_back_to"]) == (3, 1)
+    # The position and the instance (and so the browser storage key) stay.
+    assert app.position == 0 and LauncherApp.objects.filter(room=room).count() == 3
+
+
+def test_rollback_refuses_a_moved_app_and_unknown_revisions(
+    room, owner, member, agent, files, apps
+):
+    app = apps[0]
+    update_and_approve(app, owner, agent, files, "v2")
+    with pytest.raises(Conflict) as caught:
+        call(rollback_app, owner, app, to_revision=1, expected_revision=1)
+    assert caught.value.code == "stale_revision"
+    for number in (2, 7):
+        with pytest.raises(Invalid) as caught:
+            call(rollback_app, owner, app, to_revision=number, expected_revision=2)
+        assert caught.value.field == "to_revision"
+    with pytest.raises(Forbidden):
+        call(rollback_app, member, app, to_revision=1, expected_revision=2)
+    app.refresh_from_db()
+    assert app.revision == 2
