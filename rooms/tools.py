@@ -1,6 +1,6 @@
 """Room tools for MCP clients. Each calls the same service as the REST API (rooms/api.py).
 
-Every published byte is model context (SPEC §6: all tools under 7,000 B), so descriptions say
+Every published byte is model context (SPEC §6: all 14 tools under 8,400 B), so descriptions say
 what a model needs to call the tool right, and what is out of reach, and nothing more.
 """
 
@@ -29,14 +29,14 @@ from .schemas import (
 
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 PROPOSES = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False}
-# What to do after proposing, in this interface's terms: MCP has no read_proposal, so wait
-# through list_room_apps or a poll_resource_events long-poll.
+# What to do after proposing, in this interface's terms.
 WAIT_FOR_APPROVAL = (
     "The proposal is pending: nothing is in the Room until its owner approves it. Cheapest way "
     "to wait: end your turn and ask the owner to review it at review_url (or under "
-    '"Connected → Needs your approval"), then call list_room_apps once. Only if you have other '
-    "work, long-poll poll_resource_events on the Room for proposal.approved/declined, or poll "
-    "list_room_apps with capped backoff (10 s doubling to 5 min)."
+    '"Connected → Needs your approval"), then call read_room_proposal once; if the owner '
+    "requested changes, answer with revise_room_proposal. Only if you have other work, "
+    "long-poll poll_resource_events on the Room for proposal.approved/declined/"
+    "changes_requested, or poll read_room_proposal with capped backoff (10 s doubling to 5 min)."
 )
 
 
