@@ -1,0 +1,246 @@
+"""The console's side of revisions: update cards with their diff, Request changes, the app's
+history and rollback, and the owner's tab actions."""
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from rooms.models import LauncherApp, Proposal, ReviewComment
+from rooms.revisions import propose_update, request_changes, revise_proposal
+from rooms.services import approve_proposal
+from tests.rooms.helpers import propose
+
+
+def changed(files, marker):
+    return {**files, "src/App.tsx": files["src/App.tsx"] + f"\n// {marker}\n"}
+
+
+@pytest.fixture
+def app(room, owner, agent, files):
+    return approve_proposal(owner=owner, proposal_id=propose(room, agent, files).pk)
+
+
+def update(app, agent, files, marker, key=None):
+    return propose_update(
+        caller=agent,
+        room_id=str(app.room_id),
+        instance_id=str(app.pk),
+        files=changed(files, marker),
+        idempotency_key=key or f"update-{marker}-000",
+    ).proposal
+
+
+def card(client, user, proposal):
+    client.force_login(user)
+    return client.get(reverse("rooms:proposal", args=[proposal.pk]))
+
+
+def test_an_update_card_shows_the_diff_against_the_approved_revision(
+    client, owner, agent, app, files
+):
+    proposal = update(app, agent, files, "v2")
+    html = card(client, owner, proposal).content.decode()
+    assert "Changes since the approved revision (rev 1)" in html
+    assert "1 file changed" in html and "1 unchanged file" in html
+    assert 'data-status="modified"' in html and "// v2" in html
+    assert "Approve and replace rev 1" in html
+    assert 'name="base_revision" value="1"' in html
+    assert "Request changes" in html and "data-commentable" in html
+    assert f'data-review-key="app-{app.pk}"' in html  # Viewed marks live per app
+    assert "Review all proposed files" not in html  # the diff is the review
+    assert 'id="file-hashes"' in html
+
+
+def test_a_stale_update_card_diffs_against_where_the_app_is_now(client, owner, agent, app, files):
+    first = update(app, agent, files, "a")
+    second = update(app, agent, files, "b")
+    approve_proposal(owner=owner, proposal_id=first.pk)
+    html = card(client, owner, second).content.decode()
+    assert "Changes since the approved revision (rev 2)" in html
+    assert "It was proposed against rev 1" in html
+    client.post(
+        reverse("rooms:approve", args=[second.pk]),
+        {"content_hash": second.content_hash, "base_revision": "1"},
+    )
+    second.refresh_from_db()
+    assert second.is_pending  # decided against rev 1, which is gone: refused
+    response = client.post(
+        reverse("rooms:approve", args=[second.pk]),
+        {"content_hash": second.content_hash, "base_revision": "2"},
+    )
+    assert response.status_code == 302
+    assert LauncherApp.objects.get(pk=app.pk).revision == 3
+
+
+def test_request_changes_from_the_card(client, owner, agent, app, files):
+    proposal = update(app, agent, files, "v2")
+    client.force_login(owner)
+    comments = [{"path": "src/App.tsx", "line_start": 3, "line_end": 4, "body": "Use a hook"}]
+    response = client.post(
+        reverse("rooms:request_changes", args=[proposal.pk]),
+        {
+            "content_hash": proposal.content_hash,
+            "summary": "Almost",
+            "comments": json.dumps(comments),
+        },
+        follow=True,
+    )
+    html = response.content.decode()
+    assert "Changes requested on “Standup timer” (1 comment)" in html
+    assert "Waiting for the agent’s revision" in html
+    assert "Use a hook" in html and "lines 3–4" in html
+    proposal.refresh_from_db()
+    assert proposal.status == "changes_requested"
+    assert ReviewComment.objects.get().body == "Use a hook"
+
+
+@pytest.mark.parametrize(
+    ("comments", "expected"),
+    [
+        ("{not json", "comments: not valid JSON"),
+        ('{"a": 1}', "comments: must be a list"),
+        ('[{"path": "x.ts", "line_start": 1, "line_end": 1, "body": "b"}]', "not a file"),
+        ("", "summary: say what to change"),
+    ],
+)
+def test_a_bad_review_is_shown_on_the_card_and_stores_nothing(
+    client, owner, agent, app, files, comments, expected
+):
+    proposal = update(app, agent, files, "v2")
+    client.force_login(owner)
+    response = client.post(
+        reverse("rooms:request_changes", args=[proposal.pk]),
+        {"content_hash": proposal.content_hash, "summary": "", "comments": comments},
+    )
+    assert response.status_code == 400
+    assert expected in response.content.decode()
+    proposal.refresh_from_db()
+    assert proposal.is_pending and not ReviewComment.objects.exists()
+
+
+def test_members_cannot_request_changes(client, member, agent, app, files):
+    proposal = update(app, agent, files, "v2")
+    client.force_login(member)
+    response = client.post(
+        reverse("rooms:request_changes", args=[proposal.pk]),
+        {"content_hash": proposal.content_hash, "summary": "no"},
+    )
+    assert response.status_code == 404
+    proposal.refresh_from_db()
+    assert proposal.is_pending
+
+
+def test_a_revised_card_shows_changes_since_the_last_review(client, owner, agent, app, files):
+    proposal = update(app, agent, files, "v2")
+    request_changes(
+        owner=owner,
+        proposal_id=proposal.pk,
+        comments=[{"path": "src/App.tsx", "line_start": 1, "line_end": 1, "body": "hmm"}],
+    )
+    revision = revise_proposal(
+        caller=agent,
+        proposal_id=str(proposal.pk),
+        files=changed(files, "v3"),
+        idempotency_key="revise-0001",
+    ).proposal
+    html = card(client, owner, revision).content.decode()
+    assert "Changes since your last review (revision 1)" in html
+    assert "Changes since the approved revision (rev 1)" in html
+    assert "Revisions:" in html and "1 · changes requested" in html
+    assert "Review comments (1)" in html and "hmm" in html
+    old = card(client, owner, proposal).content.decode()
+    assert "Waiting for the agent’s revision" not in old
+    assert "Go to the latest revision (2, pending)" in old
+    superseded_first = propose(app.room, agent, changed(files, "new"), key="key-new-0001")
+    newer = revise_proposal(
+        caller=agent,
+        proposal_id=str(superseded_first.pk),
+        files=changed(files, "newer"),
+        idempotency_key="revise-0002",
+    ).proposal
+    page = card(client, owner, superseded_first).content.decode()
+    assert "A later revision took its place." in page
+    assert reverse("rooms:proposal", args=[newer.pk]) in page
+
+
+def test_history_lists_revisions_and_the_owner_rolls_back(client, owner, member, agent, app, files):
+    approve_proposal(owner=owner, proposal_id=update(app, agent, files, "v2").pk)
+    url = reverse("rooms:revisions", args=[app.room_id, app.pk])
+    client.force_login(member)
+    member_html = client.get(url).content.decode()
+    assert "rev 2" in member_html and "current" in member_html
+    assert "Roll back" not in member_html
+    client.force_login(owner)
+    html = client.get(url).content.decode()
+    assert "Roll back to rev 1" in html
+    response = client.post(
+        reverse("rooms:rollback", args=[app.room_id, app.pk]),
+        {"to_revision": "1", "expected_revision": "2"},
+        follow=True,
+    )
+    assert "Rolled back: “Standup timer” is now rev 3, the content of rev 1." in (
+        response.content.decode()
+    )
+    stale = client.post(
+        reverse("rooms:rollback", args=[app.room_id, app.pk]),
+        {"to_revision": "1", "expected_revision": "2"},
+        follow=True,
+    )
+    assert "moved on to rev 3" in stale.content.decode()
+    assert client.post(reverse("rooms:rollback", args=[app.room_id, app.pk]), {}).status_code == 400
+    assert LauncherApp.objects.get(pk=app.pk).revision == 3
+
+
+def test_a_revision_page_is_read_only_with_its_diff(client, owner, member, agent, app, files):
+    approve_proposal(owner=owner, proposal_id=update(app, agent, files, "v2").pk)
+    client.force_login(member)
+    first = client.get(reverse("rooms:revision", args=[app.room_id, app.pk, 1])).content.decode()
+    assert "Changes from rev 1 to rev 2" in first and "// v2" in first
+    latest = client.get(reverse("rooms:revision", args=[app.room_id, app.pk, 2]))
+    assert "It is the current revision." in latest.content.decode()
+    assert client.get(reverse("rooms:revision", args=[app.room_id, app.pk, 9])).status_code == 404
+
+
+def test_strangers_see_no_history(client, stranger, app):
+    client.force_login(stranger)
+    assert client.get(reverse("rooms:revisions", args=[app.room_id, app.pk])).status_code == 404
+    assert client.get(reverse("rooms:revision", args=[app.room_id, app.pk, 1])).status_code == 404
+
+
+def test_tab_actions_from_the_room_page(client, owner, member, room, app):
+    client.force_login(owner)
+    page = client.get(reverse("rooms:room", args=[room.pk])).content.decode()
+    assert 'data-tab-action="remove"' in page and 'data-tab-action="rename"' in page
+    action = reverse("rooms:tab_action", args=[room.pk, app.pk, "rename"])
+    response = client.post(action, {"name": "Focus timer"}, follow=True)
+    assert "Renamed the tab to “Focus timer”." in response.content.decode()
+    bad = client.post(action, {"name": ""}, follow=True)
+    assert "name: give the tab a short title" in bad.content.decode()
+    removed = client.post(
+        reverse("rooms:tab_action", args=[room.pk, app.pk, "remove"]), follow=True
+    ).content.decode()
+    assert "left the launcher" in removed and "Removed tabs" in removed
+    assert LauncherApp.objects.get(pk=app.pk).is_removed
+    assert client.get(reverse("rooms:app", args=[room.pk, app.pk])).status_code == 404
+    client.post(reverse("rooms:tab_action", args=[room.pk, app.pk, "restore"]))
+    assert not LauncherApp.objects.get(pk=app.pk).is_removed
+    assert (
+        client.post(reverse("rooms:tab_action", args=[room.pk, app.pk, "fly"])).status_code == 404
+    )
+    client.force_login(member)
+    refused = client.post(
+        reverse("rooms:tab_action", args=[room.pk, app.pk, "remove"]), follow=True
+    )
+    assert "Only the Room owner can remove a tab" in refused.content.decode()
+    assert not LauncherApp.objects.get(pk=app.pk).is_removed
+
+
+def test_a_tab_is_an_address(client, member, room, app):
+    client.force_login(member)
+    response = client.get(reverse("rooms:app", args=[room.pk, app.pk]))
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert f'data-open-instance-id="{app.pk}"' in html
+    assert f'href="{reverse("rooms:app", args=[room.pk, app.pk])}"' in html
+    assert Proposal.objects.filter(app=app).count() == 1
