@@ -59,6 +59,15 @@
     link.href = table.dataset.cardUrl.replace(zero, event.proposal_id);
     link.appendChild(window.osfFeed.nameElement(event.name));
     name.appendChild(link);
+    const labels = [];
+    if (Number.isInteger(event.base_revision)) labels.push(`update of rev ${event.base_revision}`);
+    if (window.osfFeed.isUuid(event.previous_proposal_id)) labels.push("revision");
+    labels.forEach((text) => {
+      const label = document.createElement("span");
+      label.className = "muted small";
+      label.textContent = ` ${text}`;
+      name.appendChild(label);
+    });
     row.appendChild(name);
     const kind = cell("");
     const pill = document.createElement("span");
@@ -86,8 +95,14 @@
     const roomName = room.dataset.roomName || "";
     window.osfFeed.openRoomFeed(room.dataset.roomId, room.dataset.afterSequence, (event) => {
       if (event.type === "proposal.created" && event.name !== undefined) {
+        // A revision takes its earlier revision's place: one entry per line of work.
+        if (window.osfFeed.isUuid(event.previous_proposal_id)) removeRow(event.previous_proposal_id);
         addRow(roomName, event);
-      } else if (event.type === "proposal.approved" || event.type === "proposal.declined") {
+      } else if (
+        event.type === "proposal.approved" ||
+        event.type === "proposal.declined" ||
+        event.type === "proposal.changes_requested"
+      ) {
         removeRow(event.proposal_id);
       }
     });

@@ -232,5 +232,6 @@
   });
 
   rove(tabs().find((tab) => tab.getAttribute("aria-selected") === "true") || tabs()[0]);
-  if (root.dataset.openInstanceId) openFromUrl();
+  // After every deferred script: the runtime (launcher.js) listens for "launcher:open" by then.
+  if (root.dataset.openInstanceId) document.addEventListener("DOMContentLoaded", openFromUrl);
 })();

@@ -1,0 +1,189 @@
+"""Review as a loop, end to end in headless Chromium against a live uvicorn server.
+
+An agent (the official MCP client) proposes v1, the owner approves it; the agent proposes an
+update; the owner reads the diff, comments on line 5 and requests changes; the agent reads the
+comment and revises; the owner sees "Changes since your last review" with the comment outdated
+and approves. A member's open Room page shows the new code in the same tab with its stored data;
+the owner rolls back, then removes and restores the tab.
+"""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from playwright.sync_api import expect
+
+from rooms.models import LauncherApp
+from tests.mcpclient import call_tool
+from tests.rooms.test_console_browser import (  # noqa: F401 - fixtures
+    agent_token,
+    browser,
+    login,
+    people,
+    screenshot,
+    uvicorn_server,
+    wait_for_feed,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FRAME = "iframe.osf-app-frame"
+
+COUNTER = """import { useEffect, useState } from "react";
+const storage = (window as any).osfoundry.storage;
+export default function App() {
+  const [count, setCount] = useState<number | null>(null);
+  useEffect(() => { storage.get("count").then((v: number | null) => setCount(v ?? 0)); }, []);
+  async function bump() {
+    const next = (count ?? 0) + 1;
+    await storage.set("count", next);
+    setCount(next);
+  }
+  return (
+    <div>
+      <h1>Counter VERSION</h1>
+      <p>{count === null ? "loading" : "count " + count}</p>
+      <button onClick={bump}>Add one</button>
+    </div>
+  );
+}
+"""
+LINE_5_V2 = '  useEffect(() => { storage.get("count").then((v: any) => setCount(v || 0)); }, []);'
+LINE_5_V3 = (
+    '  useEffect(() => { storage.get("count").then((v: unknown) => '
+    'setCount(typeof v === "number" ? v : 0)); }, []);'
+)
+
+
+def counter(version: str, line5: str | None = None) -> dict[str, str]:
+    lines = COUNTER.replace("VERSION", version).split("\n")
+    if line5:
+        lines[4] = line5
+    return {"src/App.tsx": "\n".join(lines)}
+
+
+def mcp(server, token, name, arguments):
+    """A tools/call off this thread: Playwright's sync API keeps its own loop here."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        result = pool.submit(call_tool, f"{server}/api/v1/mcp", token, name, arguments).result()
+    assert not result.is_error, result.content
+    return result.structured_content
+
+
+def approve_on_card(page, url, button):
+    page.goto(url)
+    page.get_by_role("button", name=button).click()
+    expect(page.locator("[data-decided]")).to_contain_text("Approved by owner on")
+
+
+def running(page, text):
+    expect(page.frame_locator(FRAME).locator("h1")).to_have_text(text)
+
+
+def test_update_review_revise_approve_rollback_remove_restore(
+    uvicorn_server, browser, people, agent_token
+):
+    room = people["room"]
+    base = uvicorn_server
+    v1 = mcp(
+        base,
+        agent_token,
+        "propose_room_snippet_app",
+        {
+            "room_id": str(room.pk),
+            "name": "Counter",
+            "files": counter("v1"),
+            "idempotency_key": "e2e-v1-0001",
+        },
+    )
+    owner = login(browser, base, "owner")
+    owner.on("dialog", lambda dialog: dialog.accept())  # "never opened" files: approve anyway
+    approve_on_card(owner, v1["review_url"], "Approve and create")
+    app = LauncherApp.objects.get(room=room)
+
+    # A member uses the app: the count is stored in this browser, under the app's storage key.
+    member = login(browser, base, "member")
+    member.goto(f"{base}/rooms/{room.pk}/apps/{app.pk}/")
+    wait_for_feed(member)
+    running(member, "Counter v1")
+    frame = member.frame_locator(FRAME)
+    frame.get_by_role("button", name="Add one").click()
+    frame.get_by_role("button", name="Add one").click()
+    expect(frame.locator("p")).to_have_text("count 2")
+
+    update = mcp(
+        base,
+        agent_token,
+        "propose_room_app_update",
+        {
+            "room_id": str(room.pk),
+            "instance_id": str(app.pk),
+            "files": counter("v2", LINE_5_V2),
+            "idempotency_key": "e2e-v2-0001",
+        },
+    )
+    owner.goto(update["review_url"])
+    expect(owner.get_by_text("Changes since the approved revision (rev 1)")).to_be_visible()
+    expect(owner.locator('.diff-row.diff-add[data-line="13"]')).to_contain_text("Counter v2")
+    screenshot(owner, "update-card.png")
+    owner.locator('.diff-row.diff-add[data-line="5"] .diff-num').last.click()
+    owner.get_by_role("textbox", name="Comment on src/App.tsx, line 5").fill(
+        "Keep the type: v is a number or null"
+    )
+    owner.get_by_role("button", name="Add comment").click()
+    expect(owner.locator("[data-draft-comments] li")).to_have_count(1)
+    owner.fill("#request-summary", "One thing before this goes in")
+    owner.get_by_role("button", name="Request changes (1 comment)").click()
+    expect(owner.locator("[data-decision-status]")).to_have_text("Changes requested")
+
+    review = mcp(base, agent_token, "read_room_proposal", {"proposal_id": update["proposal_id"]})
+    assert review["status"] == "changes_requested"
+    (comment,) = review["comments"]
+    assert (comment["line_start"], comment["outdated"]) == (5, False)
+    assert comment["body"] == "Keep the type: v is a number or null"
+    revised = mcp(
+        base,
+        agent_token,
+        "revise_room_proposal",
+        {
+            "proposal_id": update["proposal_id"],
+            "files": counter("v3", LINE_5_V3),
+            "idempotency_key": "e2e-v3-0001",
+        },
+    )
+    owner.goto(revised["review_url"])
+    expect(owner.get_by_text("Changes since your last review (revision 1)")).to_be_visible()
+    expect(owner.locator("[data-comment][data-outdated='1']")).to_contain_text("line 5")
+    expect(owner.locator("[data-outdated-label]")).to_have_text("outdated")
+    screenshot(owner, "revised-card.png")
+    approve_on_card(owner, revised["review_url"], "Approve and replace rev 1")
+
+    # The member's open tab is not yanked: it says so, and runs the new code when asked, in the
+    # same place, with what was stored.
+    expect(member.locator("[data-app-updated]")).to_be_visible()
+    member.get_by_role("button", name="Reload").click()
+    running(member, "Counter v3")
+    expect(member.frame_locator(FRAME).locator("p")).to_have_text("count 2")
+    expect(member.locator("[data-launcher] [role=tab]").first).to_have_attribute(
+        "data-instance-id", str(app.pk)
+    )
+    assert LauncherApp.objects.filter(room=room).count() == 1
+    screenshot(member, "room-updated.png")
+
+    owner.goto(f"{base}/rooms/{room.pk}/apps/{app.pk}/revisions/")
+    screenshot(owner, "revisions.png")
+    owner.get_by_role("button", name="Roll back to rev 1").click()
+    expect(owner.locator(".flash")).to_contain_text("is now rev 3, the content of rev 1")
+    expect(member.locator("[data-app-updated]")).to_be_visible()
+    member.get_by_role("button", name="Reload").click()
+    running(member, "Counter v1")
+    expect(member.frame_locator(FRAME).locator("p")).to_have_text("count 2")
+
+    owner.goto(f"{base}/rooms/{room.pk}/")
+    owner.get_by_role("button", name="Remove “Counter” from the launcher").click()
+    expect(owner.locator(".flash")).to_contain_text("left the launcher")
+    expect(member.locator("[data-launcher] [role=tab]")).to_have_count(0)
+    expect(member.locator("[data-app-area]")).to_have_attribute("data-state", "closed")
+    owner.get_by_role("button", name="Restore").click()
+    expect(owner.locator(".flash")).to_contain_text("is back in the launcher")
+    expect(member.locator("[data-launcher] [role=tab]")).to_have_count(1)
+    screenshot(owner, "room-owner-tabs.png")
