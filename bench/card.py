@@ -6,9 +6,9 @@ Runs the real view through Django's test client (middleware, session, template, 
 against its own SQLite database (var/bench.sqlite3) unless DATABASE_URL is set; everything it
 creates is rolled back. Goal: <= 50 ms median for 21 files once cached.
 
-Then the diff of an update card (rooms/diffs.py and templates/rooms/_diff.html, no view yet):
-21 files, 3 of them changed, rendered cold and once the pair of content hashes is cached.
-Goal: <= 50 ms cached.
+Then an update card through the same view: the 21-file app approved, an update with 3 of its
+files changed, its diff computed once per pair of content hashes (cold: nothing cached).
+Goal: <= 50 ms cached. `--diff-only` times rooms/diffs.py + templates/rooms/_diff.html alone.
 """
 
 import argparse
@@ -41,7 +41,8 @@ from django.urls import reverse  # noqa: E402
 from rooms import diffs  # noqa: E402
 from rooms.demo import standup_timer_files  # noqa: E402
 from rooms.models import Project, Room  # noqa: E402
-from rooms.services import propose_snippet  # noqa: E402
+from rooms.revisions import propose_update  # noqa: E402
+from rooms.services import approve_proposal, propose_snippet  # noqa: E402
 
 COMPONENT = """import {{ useEffect, useState }} from "react";
 import "./part{index:02}.css";
@@ -193,6 +194,7 @@ def main() -> None:
         room.members.add(agent)
         client = Client()
         client.force_login(owner)
+        by_count = {}
         for count in (2, 21, 64):
             files = snippet(count)
             proposal = propose_snippet(
@@ -202,6 +204,7 @@ def main() -> None:
                 files=files,
                 idempotency_key=f"bench-{count:04}",
             ).proposal
+            by_count[count] = proposal
             url = reverse("rooms:proposal", args=[proposal.pk])
             result = measure(client, url, args.runs)
             print(
@@ -210,6 +213,20 @@ def main() -> None:
                 f" {result['cached_p95']:>7.1f} {result['bytes'] / 1024:>8.1f}"
                 f" {result['gzip'] / 1024:>8.1f}"
             )
+        app = approve_proposal(owner=owner, proposal_id=by_count[21].pk)
+        update = propose_update(
+            caller=agent,
+            room_id=str(room.pk),
+            instance_id=str(app.pk),
+            files=updated(by_count[21].files, 3),
+            idempotency_key="bench-update-0001",
+        ).proposal
+        result = measure(client, reverse("rooms:proposal", args=[update.pk]), args.runs)
+        print(
+            f"update card, 21 files, 3 changed: cold {result['cold_median']:.1f} ms,"
+            f" cached {result['cached_median']:.1f} ms (p95 {result['cached_p95']:.1f}),"
+            f" {result['bytes'] / 1024:.1f} KB ({result['gzip'] / 1024:.1f} KB gzip)"
+        )
         transaction.set_rollback(True)
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -17,6 +17,7 @@ from osfoundry.errors import DomainError, NotFound
 from . import tabs
 from .access import get_app_for_user
 from .diffs import diff_files
+from .highlight import highlight
 from .models import LauncherApp
 
 # The tab bar's actions: each one service, and what the owner is told after it.
@@ -125,6 +126,21 @@ def revisions(request, room_id, instance_id):
             "is_owner": app.room.is_owned_by(request.user),
         },
     )
+
+
+@require_GET
+@login_required
+def revision_file(request, room_id, instance_id, number):
+    """One file of a revision, highlighted: what a revision page's unchanged files open to."""
+    try:
+        _app, found = tabs.app_revision(request.user, room_id, instance_id, number)
+    except NotFound:
+        raise Http404("No such revision") from None
+    path = request.GET.get("path", "")
+    files = found.proposal.files
+    if path not in files:
+        raise Http404("No such file in this revision")
+    return HttpResponse(highlight(files[path], path))
 
 
 @require_GET

@@ -190,7 +190,9 @@ def unchanged_file(path: str, text: str | None) -> FileDiff:
     reason = highlight.collapse_reason(text)
     if reason:
         return FileDiff(path, "unchanged", anchor, is_plain=True, note=f"not shown: {reason}")
-    return FileDiff(path, "unchanged", anchor, html=highlight.highlight(text, path))
+    # Not rendered here: the page fetches it when opened (`file_url` of _diff.html), so an
+    # update card carries only what changed.
+    return FileDiff(path, "unchanged", anchor)
 
 
 def file_diff(path: str, status: Status, old: str | None, new: str | None) -> FileDiff:

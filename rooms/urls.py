@@ -30,6 +30,11 @@ urlpatterns = [
         name="revision",
     ),
     path(
+        "rooms/<uuid:room_id>/apps/<uuid:instance_id>/revisions/<int:number>/file/",
+        app_views.revision_file,
+        name="revision_file",
+    ),
+    path(
         "rooms/<uuid:room_id>/apps/<uuid:instance_id>/rollback/",
         app_views.rollback,
         name="rollback",

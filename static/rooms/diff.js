@@ -120,3 +120,28 @@
     });
   });
 })();
+
+// Unchanged files are fetched when opened: our own escaped Pygments HTML for a file of this
+// card or revision, never data from an event or a frame.
+(function () {
+  "use strict";
+
+  document.querySelectorAll("details[data-load-url]").forEach((details) => {
+    details.addEventListener("toggle", async () => {
+      if (!details.open || details.dataset.loaded) return;
+      details.dataset.loaded = "1";
+      const note = details.querySelector("[data-loading]");
+      try {
+        const response = await fetch(details.dataset.loadUrl, { credentials: "same-origin" });
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        const box = document.createElement("div");
+        box.className = "code";
+        box.innerHTML = await response.text();
+        (note || details.lastElementChild).replaceWith(box);
+      } catch (error) {
+        delete details.dataset.loaded;
+        if (note) note.textContent = `Could not load (${error.message}); close and open to retry`;
+      }
+    });
+  });
+})();

@@ -244,3 +244,23 @@ def test_a_tab_is_an_address(client, member, room, app):
     assert f'data-open-instance-id="{app.pk}"' in html
     assert f'href="{reverse("rooms:app", args=[room.pk, app.pk])}"' in html
     assert Proposal.objects.filter(app=app).count() == 1
+
+
+def test_unchanged_files_are_fetched_when_opened(
+    client, owner, member, stranger, agent, app, files
+):
+    proposal = update(app, agent, files, "v2")
+    html = card(client, owner, proposal).content.decode()
+    file_url = reverse("rooms:proposal_file", args=[proposal.pk])
+    assert f'data-load-url="{file_url}?path=src/styles.css"' in html
+    assert "rooms/diff.js" in html
+    approve_proposal(owner=owner, proposal_id=proposal.pk)
+    url = reverse("rooms:revision_file", args=[app.room_id, app.pk, 1])
+    client.force_login(member)
+    page = client.get(reverse("rooms:revision", args=[app.room_id, app.pk, 1])).content.decode()
+    assert f'data-load-url="{url}?path=src/styles.css"' in page
+    response = client.get(url, {"path": "src/styles.css"})
+    assert response.status_code == 200 and '<div class="hl">' in response.content.decode()
+    assert client.get(url, {"path": "nope.css"}).status_code == 404
+    client.force_login(stranger)
+    assert client.get(url, {"path": "src/styles.css"}).status_code == 404

@@ -171,7 +171,7 @@ def test_console_pages_run_in_chromium_without_a_single_violation(
 
 
 def operation_count(base: str) -> int:
-    schema = httpx.get(f"{base}/api/v1/openapi.json", timeout=10).json()
+    schema = httpx.get(f"{base}/api/v1/openapi.json", timeout=30).json()
     return sum(len(operations) for operations in schema["paths"].values())
 
 
@@ -186,14 +186,14 @@ def register_client(base: str) -> str:
             "redirect_uris": [REDIRECT_URI],
             "token_endpoint_auth_method": "none",
         },
-        timeout=10,
+        timeout=30,
     )
     assert response.status_code == 201, response.text
     return response.json()["client_id"]
 
 
 def authorization_endpoint(base: str) -> str:
-    metadata = httpx.get(f"{base}/.well-known/oauth-authorization-server", timeout=10).json()
+    metadata = httpx.get(f"{base}/.well-known/oauth-authorization-server", timeout=30).json()
     return metadata["authorization_endpoint"]
 
 

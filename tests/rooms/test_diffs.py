@@ -40,7 +40,7 @@ def test_files_are_added_removed_modified_or_unchanged_in_path_order():
     files = by_path(result)
     assert [r.kind for r in files["src/gone.ts"].hunks[0].rows] == ["del"]
     assert [r.kind for r in files["src/new.ts"].hunks[0].rows] == ["add"]
-    assert files["same.css"].html and not files["same.css"].hunks
+    assert files["same.css"].html is None and not files["same.css"].hunks  # fetched when opened
 
 
 def test_rows_carry_the_old_and_the_new_line_number():

@@ -80,7 +80,10 @@ def running(page, text):
 
 
 def test_update_review_revise_approve_rollback_remove_restore(
-    uvicorn_server, browser, people, agent_token
+    uvicorn_server,  # noqa: F811 - the imported fixtures
+    browser,  # noqa: F811
+    people,  # noqa: F811
+    agent_token,  # noqa: F811
 ):
     room = people["room"]
     base = uvicorn_server
