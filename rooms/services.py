@@ -292,6 +292,11 @@ def lock_pending_for_owner(*, owner: AnyUser, proposal_id, content_hash: str | N
         if owner.pk == proposal.proposed_by_id:
             raise Forbidden("Only the Room owner can approve or decline a proposal")
         raise NotFound(f"Proposal {str(proposal_id)!r} not found", field="proposal_id")
+    if proposal.status == Proposal.Status.SUPERSEDED:
+        raise Conflict(
+            "A later revision took this proposal's place; review and decide on the latest one",
+            code="superseded",
+        )
     if not proposal.is_pending:
         who = proposal.decided_by.get_username() if proposal.decided_by else "someone"
         raise Conflict(

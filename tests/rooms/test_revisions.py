@@ -292,3 +292,19 @@ def test_read_proposal_is_for_the_proposer_and_the_owner_only(app, owner, member
 def test_the_first_revision_of_existing_apps_is_recorded(app):
     (revision,) = AppRevision.objects.filter(app=app)
     assert revision.number == 1 and revision.proposal_id == app.proposal_id
+
+
+def test_a_superseded_revision_cannot_be_decided(room, owner, agent, files):
+    first = propose(room, agent, files)
+    revise_proposal(
+        caller=agent,
+        proposal_id=str(first.pk),
+        files=changed(files, "b"),
+        idempotency_key="rev-0001",
+    )
+    for decide in (approve_proposal, decline_proposal, request_changes):
+        with pytest.raises(Conflict) as caught:
+            decide(owner=owner, proposal_id=first.pk)
+        assert caught.value.code == "superseded"
+    first.refresh_from_db()
+    assert first.status == "superseded" and not LauncherApp.objects.exists()

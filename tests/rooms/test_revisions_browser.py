@@ -75,6 +75,18 @@ def approve_on_card(page, url, button):
     expect(page.locator("[data-decided]")).to_contain_text("Approved by owner on")
 
 
+def both_widths(page, name):
+    """A desktop and a 390 px screenshot; on the phone nothing may widen the page."""
+    screenshot(page, f"{name}.png")
+    size = page.viewport_size
+    page.set_viewport_size({"width": 390, "height": 844})
+    # Two frames: the new width is laid out and painted before the picture.
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    screenshot(page, f"{name}-390.png")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, name
+    page.set_viewport_size(size)
+
+
 def running(page, text):
     expect(page.frame_locator(FRAME).locator("h1")).to_have_text(text)
 
@@ -127,7 +139,7 @@ def test_update_review_revise_approve_rollback_remove_restore(
     owner.goto(update["review_url"])
     expect(owner.get_by_text("Changes since the approved revision (rev 1)")).to_be_visible()
     expect(owner.locator('.diff-row.diff-add[data-line="13"]')).to_contain_text("Counter v2")
-    screenshot(owner, "update-card.png")
+    both_widths(owner, "update-card")
     owner.locator('.diff-row.diff-add[data-line="5"] .diff-num').last.click()
     owner.get_by_role("textbox", name="Comment on src/App.tsx, line 5").fill(
         "Keep the type: v is a number or null"
@@ -157,7 +169,7 @@ def test_update_review_revise_approve_rollback_remove_restore(
     expect(owner.get_by_text("Changes since your last review (revision 1)")).to_be_visible()
     expect(owner.locator("[data-comment][data-outdated='1']")).to_contain_text("line 5")
     expect(owner.locator("[data-outdated-label]")).to_have_text("outdated")
-    screenshot(owner, "revised-card.png")
+    both_widths(owner, "revised-card")
     approve_on_card(owner, revised["review_url"], "Approve and replace rev 1")
 
     # The member's open tab is not yanked: it says so, and runs the new code when asked, in the
@@ -170,10 +182,10 @@ def test_update_review_revise_approve_rollback_remove_restore(
         "data-instance-id", str(app.pk)
     )
     assert LauncherApp.objects.filter(room=room).count() == 1
-    screenshot(member, "room-updated.png")
+    both_widths(member, "room-updated")
 
     owner.goto(f"{base}/rooms/{room.pk}/apps/{app.pk}/revisions/")
-    screenshot(owner, "revisions.png")
+    both_widths(owner, "revisions")
     owner.get_by_role("button", name="Roll back to rev 1").click()
     expect(owner.locator(".flash")).to_contain_text("is now rev 3, the content of rev 1")
     expect(member.locator("[data-app-updated]")).to_be_visible()
@@ -189,4 +201,54 @@ def test_update_review_revise_approve_rollback_remove_restore(
     owner.get_by_role("button", name="Restore").click()
     expect(owner.locator(".flash")).to_contain_text("is back in the launcher")
     expect(member.locator("[data-launcher] [role=tab]")).to_have_count(1)
-    screenshot(owner, "room-owner-tabs.png")
+    both_widths(owner, "room-owner-tabs")
+
+
+def test_viewed_marks_hold_for_unchanged_files_and_reset_for_changed_ones(
+    uvicorn_server,  # noqa: F811 - the imported fixtures
+    browser,  # noqa: F811
+    people,  # noqa: F811
+    agent_token,  # noqa: F811
+):
+    room = people["room"]
+    files = {**counter("v1"), "src/util.ts": "export const step = 1;\n"}
+    first = mcp(
+        uvicorn_server,
+        agent_token,
+        "propose_room_snippet_app",
+        {
+            "room_id": str(room.pk),
+            "name": "Counter",
+            "files": files,
+            "idempotency_key": "e2e-vm-01",
+        },
+    )
+    owner = login(browser, uvicorn_server, "owner")
+    owner.goto(first["review_url"])
+    for checkbox in owner.locator("[data-file] [data-viewed]").all():
+        checkbox.check()
+    expect(owner.locator("[data-viewed-count]")).to_have_text("2/2 viewed")
+    owner.fill("#request-summary", "Count by two")
+    owner.get_by_role("button", name="Request changes").click()
+    expect(owner.locator("[data-decision-status]")).to_have_text("Changes requested")
+
+    revised = mcp(
+        uvicorn_server,
+        agent_token,
+        "revise_room_proposal",
+        {
+            "proposal_id": first["proposal_id"],
+            "files": {**files, "src/util.ts": "export const step = 2;\n"},
+            "idempotency_key": "e2e-vm-02",
+        },
+    )
+    owner.goto(revised["review_url"])
+    expect(owner.get_by_text("Changes since your last review (revision 1)")).to_be_visible()
+    full = owner.locator("section.file[data-anchor]")
+    expect(full.filter(has_text="src/App.tsx").locator("[data-viewed]")).to_be_checked()
+    expect(full.filter(has_text="src/util.ts").locator("[data-viewed]")).not_to_be_checked()
+    # The changed file is on the card twice (its diff and in full): one mark for both.
+    owner.locator(".diff-file [data-viewed]").check()
+    expect(full.filter(has_text="src/util.ts").locator("[data-viewed]")).to_be_checked()
+    expect(owner.locator("[data-viewed-count]")).to_have_text("2/2 viewed")
+    screenshot(owner, "revised-new-app-card.png")
