@@ -7,12 +7,14 @@ from django.utils.html import format_html, format_html_join
 
 from .highlight import file_views
 from .models import (
+    AppRevision,
     LauncherApp,
     Project,
     Proposal,
     ProposalKey,
     Repository,
     RepositoryVersion,
+    ReviewComment,
     Room,
     RoomEvent,
 )
@@ -189,14 +191,34 @@ class ProposalKeyAdmin(ReadOnlyAdmin):
 
 
 @admin.register(LauncherApp)
-class LauncherAppAdmin(admin.ModelAdmin):
-    list_display = ["name", "room", "position", "build_state", "created_at"]
+class LauncherAppAdmin(ReadOnlyAdmin):
+    """Tabs change only through the console's services (each one a Room event): approve,
+    roll back, move, rename, remove, restore. Deleting one would delete its history."""
+
+    list_display = ["name", "room", "position", "revision", "build_state", "created_at"]
     list_filter = ["build_state"]
     search_fields = ["name", "room__name"]
-    readonly_fields = ["room", "proposal", "build_updated_at", "build_updated_by"]
+    list_select_related = ["room"]
 
-    def has_add_permission(self, request):
-        return False  # an app exists only by approving a proposal
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(AppRevision)
+class AppRevisionAdmin(ReadOnlyAdmin):
+    list_display = ["app", "number", "approved_by", "rolled_back_to", "created_at"]
+    search_fields = ["app__name"]
+    list_select_related = ["app", "approved_by"]
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ReviewComment)
+class ReviewCommentAdmin(ReadOnlyAdmin):
+    list_display = ["proposal", "path", "line_start", "line_end", "author", "created_at"]
+    search_fields = ["path", "body"]
+    list_select_related = ["proposal", "author"]
 
 
 @admin.register(RoomEvent)

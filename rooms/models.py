@@ -172,7 +172,7 @@ class Proposal(models.Model):
         "LauncherApp", on_delete=models.CASCADE, null=True, blank=True, related_name="proposals"
     )
     base_revision = models.PositiveIntegerField(null=True, blank=True)
-    # A revision of a proposal continues its line of work: one card, its revisions listed.
+    # A revision continues its line of work: one card, its revisions listed.
     previous = models.OneToOneField(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="next"
     )
@@ -248,11 +248,8 @@ class Proposal(models.Model):
 
 
 class ProposalKey(IdempotencyKey):
-    """An idempotency key a caller used for one proposal operation.
-
-    Several keys may point at one proposal (a retry with a fresh key whose content collapsed onto
-    a pending card). The unique constraint is what makes concurrent retries safe.
-    """
+    """An idempotency key a caller used for one proposal operation. Several keys may point at one
+    proposal (a fresh-key retry collapsed onto a pending card); the constraint makes races safe."""
 
     target = "proposal"
 
@@ -276,10 +273,8 @@ class LauncherApp(models.Model):
     """A tab in a Room's launcher; created only by approving a proposal."""
 
     class BuildState(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        BUILDING = "building", "Building"
+        # A snippet has no server build: its state is the check it passed when proposed.
         READY = "ready", "Ready"
-        FAILED = "failed", "Failed"
 
     instance_id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="apps")
@@ -310,10 +305,6 @@ class LauncherApp(models.Model):
     def get_absolute_url(self) -> str:
         """The tab's address: the Room page with this app open."""
         return reverse("rooms:app", args=[self.room_id, self.pk])
-
-    @property
-    def kind(self) -> str:
-        return self.proposal.kind
 
     @property
     def is_removed(self) -> bool:
@@ -361,17 +352,6 @@ class AppRevision(models.Model):
 
     def __str__(self):
         return f"{self.name} rev {self.number}"
-
-    def as_dict(self) -> dict:
-        return {
-            "revision": self.number,
-            "proposal_id": str(self.proposal_id),
-            "name": self.name,
-            "content_hash": self.content_hash,
-            "approved_by": self.approved_by.get_username(),
-            "rolled_back_to": self.rolled_back_to,
-            "created_at": self.created_at.isoformat(),
-        }
 
 
 class ReviewComment(models.Model):

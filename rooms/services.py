@@ -16,12 +16,7 @@ from osfoundry.schemas import MAX_PAGE
 
 from . import access, events, runchecks, tabs
 from .access import get_room_for_user, parse_uuid
-from .models import (
-    LauncherApp,
-    Proposal,
-    ProposalKey,
-    Room,
-)
+from .models import LauncherApp, Proposal, ProposalKey, Room
 from .runnable import RunCheck
 from .snippets import name_problems, snippet_problems, text_bytes
 

@@ -114,5 +114,10 @@ class Migration(migrations.Migration):
                 'constraints': [models.UniqueConstraint(fields=('app', 'number'), name='app_revision_number_unique')],
             },
         ),
+        migrations.AlterField(
+            model_name='launcherapp',
+            name='build_state',
+            field=models.CharField(blank=True, choices=[('ready', 'Ready')], max_length=10),
+        ),
         migrations.RunPython(first_revisions, migrations.RunPython.noop),
     ]

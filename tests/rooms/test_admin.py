@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from rooms.models import Proposal, Repository, RepositoryVersion, RoomEvent
+from rooms.models import LauncherApp, Proposal, Repository, RepositoryVersion, RoomEvent
 from rooms.services import approve_proposal, propose_snippet
 from tests.rooms.helpers import propose
 
@@ -66,7 +66,8 @@ def approved(room, owner, agent, files):
 
 
 def test_every_admin_page_renders(admin_client, approved, room):
-    for model in ("project", "room", "repository", "proposal", "launcherapp", "roomevent"):
+    models = ("project", "room", "repository", "proposal", "launcherapp", "roomevent")
+    for model in (*models, "apprevision", "reviewcomment"):
         response = admin_client.get(reverse(f"admin:rooms_{model}_changelist"))
         assert response.status_code == 200, model
     response = admin_client.get(reverse("admin:agents_accesstoken_changelist"))
@@ -81,3 +82,14 @@ def test_proposal_content_is_read_only_in_admin(admin_client, approved):
     assert response.status_code == 403
     approved.refresh_from_db()
     assert approved.name == "Timer" and approved.status == Proposal.Status.APPROVED
+
+
+def test_tabs_change_only_through_the_console(admin_client, approved):
+    app = LauncherApp.objects.get(proposal=approved)
+    url = reverse("admin:rooms_launcherapp_change", args=[app.pk])
+    assert admin_client.get(url).status_code == 200
+    assert admin_client.post(url, {"name": "Renamed", "position": "7"}).status_code == 403
+    delete = reverse("admin:rooms_launcherapp_delete", args=[app.pk])
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+    app.refresh_from_db()
+    assert (app.name, app.position) == ("Timer", 0)
