@@ -129,6 +129,32 @@
     return [line, line];
   }
 
+  // A drag from one line number to another of the same file comments on the range between.
+  let pressed = null;
+  function lineAt(target) {
+    const row = target.closest(".diff-num") && target.closest("tr[data-line]");
+    if (row) return { path: row.dataset.path, line: Number(row.dataset.line), after: row, inTable: true };
+    const link = target.closest(".linenos") && target.closest("a[href^='#']");
+    const file = link && link.closest("[data-file][data-anchor]");
+    const match = file && link.getAttribute("href").match(/-(\d+)$/);
+    if (!match) return null;
+    return { path: file.dataset.path, line: Number(match[1]), after: link.closest(".line") || link, inTable: false };
+  }
+  review.addEventListener("mousedown", (event) => {
+    pressed = lineAt(event.target);
+  });
+  review.addEventListener("mouseup", (event) => {
+    const released = lineAt(event.target);
+    const start = pressed;
+    pressed = null;
+    if (!start || !released || start.path !== released.path || start.line === released.line) return;
+    const first = Math.min(start.line, released.line);
+    const last = Math.max(start.line, released.line);
+    const end = start.line > released.line ? start : released;
+    anchor = null;
+    openComposer(start.path, first, last, end.after, end.inTable);
+  });
+
   review.addEventListener("click", (event) => {
     // A diff row's new-side line number.
     const number = event.target.closest(".diff-num");

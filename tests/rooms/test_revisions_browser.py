@@ -252,3 +252,56 @@ def test_viewed_marks_hold_for_unchanged_files_and_reset_for_changed_ones(
     expect(full.filter(has_text="src/util.ts").locator("[data-viewed]")).to_be_checked()
     expect(owner.locator("[data-viewed-count]")).to_have_text("2/2 viewed")
     screenshot(owner, "revised-new-app-card.png")
+
+
+def test_tab_bar_keys_addresses_and_a_dragged_comment_range(
+    uvicorn_server,  # noqa: F811 - the imported fixtures
+    browser,  # noqa: F811
+    people,  # noqa: F811
+):
+    from tests.rooms.runtime_support import approved_app, propose
+
+    room = people["room"]
+    first = approved_app(room, people["agent"], counter("one"), name="One")
+    second = approved_app(room, people["agent"], counter("two"), name="Two")
+    member = login(browser, uvicorn_server, "member")
+    member.goto(f"{uvicorn_server}/rooms/{room.pk}/")
+    tabs = member.locator("[data-launcher] [role=tab]")
+    expect(tabs.nth(0)).to_have_attribute("tabindex", "0")
+    expect(tabs.nth(1)).to_have_attribute("tabindex", "-1")
+    tabs.nth(0).focus()
+    member.keyboard.press("ArrowRight")
+    expect(tabs.nth(1)).to_be_focused()
+    member.keyboard.press("Home")
+    expect(tabs.nth(0)).to_be_focused()
+    member.keyboard.press("End")
+    expect(tabs.nth(1)).to_be_focused()
+    member.keyboard.press("Enter")
+    expect(tabs.nth(1)).to_have_attribute("aria-selected", "true")
+    assert member.url == f"{uvicorn_server}/rooms/{room.pk}/apps/{second.pk}/"
+    running(member, "Counter two")
+    member.reload()  # the address keeps the tab open
+    expect(member.locator("[data-launcher] [role=tab]").nth(1)).to_have_attribute(
+        "aria-selected", "true"
+    )
+    running(member, "Counter two")
+    member.go_back()
+    expect(member.locator("[data-launcher] [role=tab]").nth(0)).to_have_attribute(
+        "aria-selected", "false"
+    )
+    assert first.pk != second.pk
+
+    pending = propose(room, people["agent"], counter("three"), name="Three")
+    owner = login(browser, uvicorn_server, "owner")
+    owner.goto(f"{uvicorn_server}/proposals/{pending.pk}/")
+    numbers = owner.locator("section.file[data-anchor] .linenos")
+    numbers.nth(1).hover()
+    owner.mouse.down()
+    numbers.nth(3).hover()
+    owner.mouse.up()
+    box = owner.get_by_role("textbox", name="Comment on src/App.tsx, lines 2–4")
+    box.fill("These three lines")
+    owner.get_by_role("button", name="Add comment").click()
+    expect(owner.locator("[data-draft-comments] li")).to_have_text(
+        "src/App.tsx:2–4 These three lines remove"
+    )
