@@ -36,7 +36,8 @@
   function save() {
     field.value = drafts.length ? JSON.stringify(drafts) : "";
     try {
-      localStorage.setItem(storageKey, JSON.stringify(drafts));
+      if (drafts.length) localStorage.setItem(storageKey, JSON.stringify(drafts));
+      else localStorage.removeItem(storageKey);
     } catch (_error) {
       // Private mode or full storage: the drafts last for this page only.
     }
