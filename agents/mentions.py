@@ -1,4 +1,4 @@
-"""The @mention rule, shared word for word with the web client's editor.
+"""The @mention rule, shared word for word with the console composer (static/agents/mentions.js).
 
 A body mentions `handle` when `@handle` appears with no word character, dot or hyphen before
 the `@` (so an e-mail address is not a mention) and no word character or hyphen after it (so
