@@ -60,7 +60,7 @@ def composer(user, *, channel: Channel | None, root: Message | None, to: str = "
 
 
 # Every name the page reads, so a view passes only what it has.
-PAGE_DEFAULTS = {
+PAGE_DEFAULTS: dict[str, object] = {
     "conversation": "",
     "thread_conversation": "",
     "channel": None,
