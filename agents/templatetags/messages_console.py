@@ -1,6 +1,9 @@
 from django import template
+from django.utils.html import escape, format_html
+from django.utils.safestring import mark_safe
 
 from agents.conversations import delivery_report
+from agents.mentions import mention_pattern, mentioned_handles
 
 register = template.Library()
 
@@ -31,3 +34,23 @@ KIND_LABELS = {"person": "person", "external": "agent", "osfoundry": "osFoundry 
 @register.filter
 def kind_label(profile) -> str:
     return KIND_LABELS.get(profile.kind, profile.kind)
+
+
+@register.filter
+def with_mentions(body: str):
+    """`{{ m.body|with_mentions }}`: the body, escaped, with each @mention the server's rule
+    finds (agents/mentions.py) marked as the composer marks it."""
+    spans = sorted(
+        (match.start(), match.end(), handle)
+        for handle in mentioned_handles(body)
+        for match in mention_pattern(handle).finditer(body)
+    )
+    parts, at = [], 0
+    for start, end, handle in spans:
+        parts.append(escape(body[at:start]))
+        parts.append(
+            format_html('<mark class="mention" data-handle="{}">{}</mark>', handle, body[start:end])
+        )
+        at = end
+    parts.append(escape(body[at:]))
+    return mark_safe("".join(parts))  # every part is escaped above
