@@ -198,3 +198,16 @@ def test_the_live_fragment_holds_only_what_the_page_is_missing(owner_client, gen
     )
     html = response.content.decode()
     assert "new one" in html and "already shown" not in html
+
+
+def test_a_sent_form_resubmitted_with_other_text_gets_a_fresh_key_and_sends_nothing(
+    owner_client, general, ada
+):
+    form = {"channel": general.pk, "body": "first", "idempotency_key": "ui-key-0005"}
+    owner_client.post(reverse("agents:send"), form)
+    again = owner_client.post(reverse("agents:send"), {**form, "body": "edited"})
+    assert again.status_code == 409
+    assert "already sent with other text" in again.content.decode()
+    assert again.context["composer"]["idempotency_key"] != "ui-key-0005"
+    assert again.context["composer"]["body"] == "edited"
+    assert list(Message.objects.values_list("body", flat=True)) == ["first"]
