@@ -220,15 +220,15 @@ def send(request):
         context = channel_context(request, channel)
     else:
         context = {"view": "index", "composer": composer(request.user, channel=None, root=None)}
-    message = problem.message
+    explanation = problem.message
     if problem.code == "idempotency_key_reused":
         # This form was sent before with other content (edited after going back): the page's
         # fresh key makes the next press a new message, and the person is told so.
-        message = "This form was already sent with other text; press Send to send this as new"
+        explanation = "This form was already sent with other text; press Send to send this as new"
     else:
         context["composer"]["idempotency_key"] = fields["idempotency_key"]
     context["composer"].update(
-        body=fields["body"], to=fields["to"], error=message, error_field=problem.field
+        body=fields["body"], to=fields["to"], error=explanation, error_field=problem.field
     )
     return render_page(request, context, status=problem.http_status)
 
