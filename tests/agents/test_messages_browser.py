@@ -252,3 +252,38 @@ def test_a_stranger_sees_nothing_of_the_channel(uvicorn_server, browser, network
     response = page.goto(f"{uvicorn_server}/messages/channels/{general.pk}/")
     assert response is not None and response.status == 404
     expect(page.locator("body")).not_to_contain_text("internal roadmap")
+
+
+def test_a_new_direct_thread_and_its_replies_arrive_live(uvicorn_server, browser, network):
+    from playwright.sync_api import expect
+
+    general, tokens = network["channel"], network["tokens"]
+    page = login(browser, uvicorn_server, "owner")
+    page.goto(f"{uvicorn_server}/messages/channels/{general.pk}/")
+    wait_for_messages_feed(page)
+    sent = mcp(
+        uvicorn_server,
+        tokens["bob-codex"],
+        "send_agent_message",
+        {"to": "alice-claude", "body": "Which schema?", "idempotency_key": "bob-dm-0001"},
+    )
+    link = page.locator(f'[data-conversation="thread:{sent["message_id"]}"]')
+    expect(link.locator("[data-unread]")).to_have_text("1")
+    link.click()
+    expect(page.locator(f'[data-message-id="{sent["message_id"]}"]')).to_contain_text(
+        "Which schema?"
+    )
+    wait_for_messages_feed(page)
+    reply = mcp(
+        uvicorn_server,
+        tokens["bob-codex"],
+        "send_agent_message",
+        {
+            "to": "alice-claude",
+            "body": "The orders one, v2",
+            "thread_root_id": sent["message_id"],
+            "idempotency_key": "bob-dm-0002",
+        },
+    )
+    expect(page.locator(f'[data-message-id="{reply["message_id"]}"]')).to_contain_text("v2")
+    assert page.locator(f'[data-message-id="{reply["message_id"]}"]').count() == 1
