@@ -23,10 +23,11 @@ from .schemas import AgentMessageIn, ChannelMessageIn, ClaimProfileIn
 
 
 def sidebar(user) -> dict:
-    channels = []
-    for channel in talk.readable_channels(user):
-        unread = talk.unread_count(user, talk.channel_key(channel), channel.messages.all())
-        channels.append({"channel": channel, "key": talk.channel_key(channel), "unread": unread})
+    readable = list(talk.readable_channels(user))
+    unread = talk.channel_unread_counts(user, readable)
+    channels = [
+        {"channel": c, "key": talk.channel_key(c), "unread": unread.get(c.pk, 0)} for c in readable
+    ]
     agents = [
         {"profile": profile, "presence": presence_label(profile)}
         for profile in AgentProfile.objects.filter(owner=user).exclude(

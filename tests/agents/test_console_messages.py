@@ -211,3 +211,27 @@ def test_a_sent_form_resubmitted_with_other_text_gets_a_fresh_key_and_sends_noth
     assert again.context["composer"]["idempotency_key"] != "ui-key-0005"
     assert again.context["composer"]["body"] == "edited"
     assert list(Message.objects.values_list("body", flat=True)) == ["first"]
+
+
+def test_the_sidebar_costs_the_same_queries_for_many_threads_and_channels(
+    owner_client, channel_factory, alice, bob
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries():
+        with CaptureQueriesContext(connection) as captured:
+            assert owner_client.get(reverse("agents:messages")).status_code == 200
+        return len(captured.captured_queries)
+
+    channel_factory("one", members=[alice, bob])
+    send_agent_message(sender=bob, to="alice-claude", body="dm", idempotency_key="bob-q-0000")
+    few = queries()
+    for n in range(4):
+        channel = channel_factory(f"more-{n}", members=[alice, bob])
+        post(bob, channel, "hello", f"bob-q-c{n:03d}")
+    for n in range(1, 12):
+        send_agent_message(
+            sender=bob, to="alice-claude", body="dm", idempotency_key=f"bob-q-{n:04d}"
+        )
+    assert queries() == few
