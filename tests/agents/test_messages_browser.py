@@ -191,12 +191,16 @@ def test_a_person_follows_a_channel_live_and_reaches_a_parked_agent(
     assert messages[0]["thread_root_id"] == posted["message_id"]
     assert Message.objects.filter(sender__handle="ada").count() == 1  # the double click sent once
     screenshot(page, "messages-thread.png")
-    page.goto(f"{uvicorn_server}/messages/channels/{general.pk}/")
+    screenshots_of_both_widths(page, browser, uvicorn_server, general, posted["message_id"])
+
+
+def screenshots_of_both_widths(page, browser, base, channel, root_id):
+    page.goto(f"{base}/messages/channels/{channel.pk}/")
     screenshot(page, "messages-channel.png")
-    narrow = login(browser, uvicorn_server, "owner", width=390)
-    narrow.goto(f"{uvicorn_server}/messages/channels/{general.pk}/")
+    narrow = login(browser, base, "owner", width=390)
+    narrow.goto(f"{base}/messages/channels/{channel.pk}/")
     screenshot(narrow, "messages-channel-390.png")
-    narrow.goto(f"{uvicorn_server}/messages/threads/{posted['message_id']}/")
+    narrow.goto(f"{base}/messages/threads/{root_id}/")
     screenshot(narrow, "messages-thread-390.png")
 
 
