@@ -22,6 +22,7 @@ from .services import profiles_visible_to
 
 MAX_BODY_CHARS = 20_000
 MAX_RECIPIENTS = 20
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 UNKNOWN_HANDLE = "unknown_handle"
 NOT_REACHABLE = "not_reachable"
@@ -87,6 +88,13 @@ def check_body(body: str) -> None:
     if len(body) > MAX_BODY_CHARS:
         raise Invalid(
             f"body: {len(body)} characters, at most {MAX_BODY_CHARS}; split the message",
+            field="body",
+        )
+    # Neither can be stored: PostgreSQL text holds no NUL, and a lone surrogate is no UTF-8.
+    if found := UNSTORABLE.search(body):
+        raise Invalid(
+            f"body: character {found.start() + 1} is U+{ord(found.group()):04X}, which no "
+            "message can hold; remove it",
             field="body",
         )
 

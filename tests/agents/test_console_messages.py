@@ -235,3 +235,13 @@ def test_the_sidebar_costs_the_same_queries_for_many_threads_and_channels(
             sender=bob, to="alice-claude", body="dm", idempotency_key=f"bob-q-{n:04d}"
         )
     assert queries() == few
+
+
+def test_a_body_no_database_can_store_is_refused_naming_the_field(owner_client, ada, bob):
+    response = owner_client.post(
+        reverse("agents:send"),
+        {"to": "bob-codex", "body": "before\x00after", "idempotency_key": "ui-key-0006"},
+    )
+    assert response.status_code == 400
+    assert "body: character 7 is U+0000" in response.content.decode()
+    assert not Message.objects.exists()
