@@ -49,9 +49,9 @@ async def test_back_to_back_waits_write_presence_only_when_it_would_lapse(bob, m
     writes = []
     original = presence.record_listening
 
-    def counting(**kwargs):
-        writes.append(kwargs["until"])
-        original(**kwargs)
+    def counting(records):
+        writes.append(records)
+        original(records)
 
     monkeypatch.setattr(presence, "record_listening", counting)
     await wait(bob, timeout_s=0)
@@ -59,6 +59,24 @@ async def test_back_to_back_waits_write_presence_only_when_it_would_lapse(bob, m
     await wait(bob, timeout_s=1)
     # The first wait's record covers the next two (they end within PRESENCE_WINDOW of it).
     assert len(writes) == 1
+
+
+async def test_waits_in_a_busy_process_are_recorded_together(alice, bob, monkeypatch):
+    writes = []
+    original = presence.record_listening
+
+    def counting(records):
+        writes.append(sorted(records))
+        original(records)
+
+    monkeypatch.setattr(presence, "record_listening", counting)
+    monkeypatch.setattr(presence, "FLUSH_S", 0.2)
+    await wait(alice, timeout_s=0)  # a quiet process: written at once
+    await wait(bob, timeout_s=0)  # within FLUSH_S of that write: waits for the next flush
+    assert writes == [[alice.pk]]
+    found = await listening_until(bob)
+    assert writes == [[alice.pk], [bob.pk]]
+    assert is_listening(found)
 
 
 def test_the_console_shows_the_owners_agents_presence(client, owner, alice):
