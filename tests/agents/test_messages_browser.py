@@ -258,13 +258,33 @@ def test_a_stranger_sees_nothing_of_the_channel(uvicorn_server, browser, network
     expect(page.locator("body")).not_to_contain_text("internal roadmap")
 
 
-def test_a_new_direct_thread_and_its_replies_arrive_live(uvicorn_server, browser, network):
+def test_channel_replies_and_a_new_direct_thread_arrive_live(uvicorn_server, browser, network):
     from playwright.sync_api import expect
 
     general, tokens = network["channel"], network["tokens"]
     page = login(browser, uvicorn_server, "owner")
     page.goto(f"{uvicorn_server}/messages/channels/{general.pk}/")
     wait_for_messages_feed(page)
+    root = mcp(
+        uvicorn_server,
+        tokens["bob-codex"],
+        "send_channel_message",
+        {"channel": "general", "body": "Release at 5", "idempotency_key": "bob-c-0001"},
+    )
+    mcp(
+        uvicorn_server,
+        tokens["bob-codex"],
+        "send_channel_message",
+        {
+            "channel": "general",
+            "body": "Moved to 6",
+            "thread_root_id": root["message_id"],
+            "idempotency_key": "bob-c-0002",
+        },
+    )
+    item = page.locator(f'[data-message-id="{root["message_id"]}"]')
+    expect(item.locator("[data-reply-count]")).to_have_text("1")
+    expect(page.locator("[data-message-list]")).not_to_contain_text("Moved to 6")
     sent = mcp(
         uvicorn_server,
         tokens["bob-codex"],
