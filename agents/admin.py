@@ -1,5 +1,6 @@
 from django import forms
 from django.contrib import admin, messages
+from django.utils.html import format_html
 
 from osfoundry.errors import DomainError
 
@@ -91,17 +92,67 @@ class ChannelAdmin(admin.ModelAdmin):
             self.save_formset(request, form, formset, change=change)
 
 
+MESSAGE_FIELDS = (
+    "sender_and_kind",
+    "channel",
+    "thread_root",
+    "addressed",
+    "recipients",
+    "skipped_readable",
+    "body_text",
+    "created_at",
+)
+
+
 @admin.register(Message)
 class MessageAdmin(admin.ModelAdmin):
-    list_display = ["sender", "channel", "to_handles", "created_at"]
-    list_filter = ["channel"]
+    """Messages are immutable, and each one was a promise to its recipients: read-only here,
+    with the body, the sender and who received it (and who was skipped, and why) readable."""
+
+    list_display = ["created_at", "sender", "channel", "recipients", "excerpt"]
+    list_filter = ["channel", "sender__kind"]
+    list_select_related = ["sender", "channel"]
     search_fields = ["sender__handle", "body"]
-    readonly_fields = [
-        "sender",
-        "channel",
-        "thread_root",
-        "to_handles",
-        "skipped",
-        "body",
-        "created_at",
-    ]
+    date_hierarchy = "created_at"
+    readonly_fields = MESSAGE_FIELDS
+    fields = MESSAGE_FIELDS
+
+    class Media:
+        css = {"all": ["agents/admin.css"]}
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("deliveries__recipient")
+
+    def has_add_permission(self, request):
+        return False  # only a send (MCP, REST, the console) makes a message
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="sender")
+    def sender_and_kind(self, obj):
+        return f"{obj.sender.handle} ({obj.sender.get_kind_display()})"
+
+    @admin.display(description="to (addressed)")
+    def addressed(self, obj):
+        return ", ".join(obj.to_handles) or "-"
+
+    @admin.display(description="received by")
+    def recipients(self, obj):
+        entries = sorted(obj.deliveries.all(), key=lambda entry: entry.pk)
+        return ", ".join(f"{e.recipient.handle} (via {e.via})" for e in entries) or "nobody"
+
+    @admin.display(description="skipped")
+    def skipped_readable(self, obj):
+        return "; ".join(f"{s['handle']}: {s['detail']}" for s in obj.skipped) or "-"
+
+    @admin.display(description="body")
+    def body_text(self, obj):
+        return format_html('<div class="message-body">{}</div>', obj.body)
+
+    @admin.display(description="body")
+    def excerpt(self, obj):
+        return obj.body if len(obj.body) <= 80 else obj.body[:79] + "…"

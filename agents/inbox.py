@@ -26,6 +26,7 @@ from osfoundry.errors import DomainError, Invalid
 from osfoundry.schemas import MAX_PAGE, MAX_WAIT_S
 from osfoundry.wakeups import Waiter
 
+from . import presence
 from .idle import InboxState, memory
 from .models import AgentProfile, InboxEntry, agent_key
 
@@ -176,6 +177,8 @@ async def wait_for_messages(
     try:
         budget, note = memory.wait_budget(state.profile_id, state.cursor, timeout_s)
         budget = min(budget, seconds_until(state.access_ends_at))
+        # Presence: the agent listens until this wait ends (at once when messages are waiting).
+        await presence.note_wait(state.profile_id, 0.0 if page.messages else max(budget, 0.0))
         if client is not None:
             if client.disconnected:
                 return page, None

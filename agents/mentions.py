@@ -1,10 +1,12 @@
-"""The @mention rule, shared word for word with the web client's editor.
+"""The @mention rule, shared word for word with the console composer (static/agents/mentions.js).
 
 A body mentions `handle` when `@handle` appears with no word character, dot or hyphen before
 the `@` (so an e-mail address is not a mention) and no word character or hyphen after it (so
-`@bob-codex` does not match `@bob-codex-2`). Case does not matter. The web client uses the same
-source with the `i` flag; re.ASCII keeps `\\w` ASCII-only as in JavaScript, so both read
-"café@bob-codex" the same way.
+`@bob-codex` does not match `@bob-codex-2`). Case does not matter. The browser copy uses the
+same source with the `i` flag and without `u`; re.ASCII keeps `\\w` and case folding ASCII-only
+as JavaScript does then, so both read "café@bob-codex" (and U+212A KELVIN SIGN) the same way.
+Both copies run one table of cases, agents/mention_cases.json: change the rule in both files
+and add the case there.
 """
 
 import re

@@ -65,6 +65,7 @@ class AgentProfile(models.Model):
     class Kind(models.TextChoices):
         EXTERNAL = "external", "External (pulls with wait_for_messages)"
         OSFOUNDRY = "osfoundry", "osFoundry (a run starts when addressed in `to`)"
+        PERSON = "person", "A person (writes from the console's Messages)"
 
     handle = models.CharField(max_length=31, unique=True)
     owner = models.ForeignKey(
@@ -72,13 +73,23 @@ class AgentProfile(models.Model):
     )
     connection_key = models.CharField(max_length=100, unique=True, null=True, blank=True)
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.EXTERNAL)
-    is_reachable = models.BooleanField(default=True)
+    # An admin's switch, not presence: off, the agent is skipped as "not reachable" whatever it
+    # does. Whether it is listening now is `listening_until` (agents/presence.py).
+    is_reachable = models.BooleanField(
+        default=True,
+        help_text=(
+            "Off: every message to it is skipped as not reachable. This is not presence: the "
+            "console shows whether the agent is listening (a wait_for_messages in the last minute)."
+        ),
+    )
     # An osFoundry agent of another person starts a run for a channel message only if it agreed.
     accepts_replies_in_channels = models.BooleanField(default=False)
     # The last inbox sequence handed out; bumped under the row lock when a message lands.
     last_inbox_sequence = models.PositiveBigIntegerField(default=0, editable=False)
     # The highest sequence in a response that was completely written (resume point).
     last_delivered_sequence = models.PositiveBigIntegerField(default=0, editable=False)
+    # When the latest wait_for_messages it parked ends (or ended): presence, agents/presence.py.
+    listening_until = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -90,6 +101,10 @@ class AgentProfile(models.Model):
     @property
     def is_osfoundry(self) -> bool:
         return self.kind == self.Kind.OSFOUNDRY
+
+    @property
+    def is_person(self) -> bool:
+        return self.kind == self.Kind.PERSON
 
 
 class Channel(models.Model):
@@ -194,3 +209,22 @@ class MessageKey(IdempotencyKey):
                 fields=["sender", "operation", "key"], name="message_key_unique_per_sender"
             )
         ]
+
+
+class ReadMark(models.Model):
+    """How far a person has read one conversation of the console's Messages: a channel
+    ("channel:<id>") or a direct thread ("thread:<root id>")."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="read_marks"
+    )
+    conversation = models.CharField(max_length=80)
+    read_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "conversation"], name="read_mark_unique")
+        ]
+
+    def __str__(self):
+        return f"{self.user} read {self.conversation}"

@@ -15,12 +15,14 @@ from osfoundry import wakeups
 from osfoundry.errors import Invalid, NotFound
 from osfoundry.idempotency import IdempotentRequest, canonical_hash
 
+from . import feed
 from .mentions import mentioned_handles
 from .models import AgentProfile, Channel, InboxEntry, Message, MessageKey, agent_key
 from .services import profiles_visible_to
 
 MAX_BODY_CHARS = 20_000
 MAX_RECIPIENTS = 20
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 UNKNOWN_HANDLE = "unknown_handle"
 NOT_REACHABLE = "not_reachable"
@@ -86,6 +88,13 @@ def check_body(body: str) -> None:
     if len(body) > MAX_BODY_CHARS:
         raise Invalid(
             f"body: {len(body)} characters, at most {MAX_BODY_CHARS}; split the message",
+            field="body",
+        )
+    # Neither can be stored: PostgreSQL text holds no NUL, and a lone surrogate is no UTF-8.
+    if found := UNSTORABLE.search(body):
+        raise Invalid(
+            f"body: character {found.start() + 1} is U+{ord(found.group()):04X}, which no "
+            "message can hold; remove it",
             field="body",
         )
 
@@ -173,6 +182,15 @@ def get_thread_root(sender: AgentProfile, thread_root_id: str, channel: Channel 
             root.sender_id == sender.pk
             or root.deliveries.filter(recipient=sender).exists()
             or (root.channel is not None and root.channel.members.filter(pk=sender.pk).exists())
+            # A person reads (and so may answer) their own agents' direct threads.
+            or (
+                sender.is_person
+                and root.channel is None
+                and (
+                    root.sender.owner_id == sender.owner_id
+                    or root.deliveries.filter(recipient__owner_id=sender.owner_id).exists()
+                )
+            )
         )
         root = root if can_see else None
     if root is None:
@@ -307,4 +325,5 @@ def insert_message(
     hints = {agent_key(e.recipient_id): [e.as_dict()] for e in entries}
     if hints:
         transaction.on_commit(lambda: wakeups.notify(list(hints), hints))
+    transaction.on_commit(lambda: feed.publish_message(message.pk))
     return SendResult(message, delivered, routing.skipped)

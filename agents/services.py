@@ -52,9 +52,16 @@ class ClaimResult:
         return data
 
 
-def claim_connected_profile(*, user: User, connection_key: str, handle: str) -> ClaimResult:
-    """Claim `handle` for the caller's connection (one profile per token); claiming again with
-    another handle renames the profile and frees the old handle."""
+def claim_connected_profile(
+    *,
+    user: User,
+    connection_key: str,
+    handle: str,
+    kind: str = AgentProfile.Kind.EXTERNAL,
+) -> ClaimResult:
+    """Claim `handle` for the caller's connection (one profile per token, or a person's own,
+    agents/conversations.py); claiming again with another handle renames the profile and frees
+    the old handle."""
     problem = handle_problem(handle)
     if problem:
         raise Invalid(f"handle: {problem}", code="invalid_handle", field="handle")
@@ -70,7 +77,7 @@ def claim_connected_profile(*, user: User, connection_key: str, handle: str) -> 
         with transaction.atomic():
             if current is None:
                 profile = AgentProfile.objects.create(
-                    handle=handle, owner=user, connection_key=connection_key
+                    handle=handle, owner=user, connection_key=connection_key, kind=kind
                 )
                 return ClaimResult(profile, created=True)
             previous = current.handle

@@ -17,6 +17,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from agents import longpoll  # noqa: E402
+from agents.routing import websocket_urlpatterns as messages_websockets  # noqa: E402
 from osfoundry.checks import start_up_problems  # noqa: E402
 from osfoundry.http import (  # noqa: E402
     MAX_HEADER_BYTES,
@@ -83,6 +84,8 @@ application = ProtocolTypeRouter(
     {
         "http": http,
         "lifespan": lifespan,
-        "websocket": WebsocketGuard(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": WebsocketGuard(
+            AuthMiddlewareStack(URLRouter(websocket_urlpatterns + messages_websockets))
+        ),
     }
 )

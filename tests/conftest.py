@@ -85,10 +85,11 @@ def _fresh_rate_limits(settings):
 def _fresh_long_poll_memory():
     # Each test starts a new database whose ids repeat: what this process remembered of the
     # last test's long-polls (agents.idle.memory, the wake-ups' latest sequences) is void.
-    from agents import idle
+    from agents import idle, presence
     from osfoundry import wakeups
 
     idle.memory.reset()
+    presence.memory.reset()
     wakeups.registry.forget_all()
     yield
 

@@ -104,3 +104,32 @@ def test_the_channel_member_rule_holds_for_the_service_too(
         "eve-agent's owner is not a member of project 'Demo'; add them to the project first"
     )
     assert list(channel.members.values_list("handle", flat=True)) == ["alice-claude"]
+
+
+def test_messages_are_read_only_with_body_sender_and_recipients_readable(admin_client, alice, bob):
+    from agents.models import Message
+    from agents.sending import send_agent_message
+
+    message = send_agent_message(
+        sender=alice,
+        to="bob-codex nobody-x",
+        body="line one\nline <two>",
+        idempotency_key="adm-0001",
+    ).message
+    page = admin_client.get(reverse("admin:agents_message_change", args=[message.pk]))
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "line one\nline &lt;two&gt;" in html
+    assert "alice-claude (External (pulls with wait_for_messages))" in html
+    assert "bob-codex (via to)" in html
+    assert "nobody-x: no agent you can reach has this handle" in html
+    listing = admin_client.get(reverse("admin:agents_message_changelist")).content.decode()
+    assert "line one" in listing and "bob-codex (via to)" in listing
+    assert admin_client.get(reverse("admin:agents_message_add")).status_code == 403
+    delete = reverse("admin:agents_message_delete", args=[message.pk])
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+    change = reverse("admin:agents_message_change", args=[message.pk])
+    assert admin_client.post(change, {"body": "rewritten"}).status_code == 403
+    message.refresh_from_db()
+    assert message.body == "line one\nline <two>"
+    assert Message.objects.count() == 1

@@ -136,6 +136,17 @@ def test_body_limits(alice, bob):
     assert not Message.objects.exists()
 
 
+@pytest.mark.parametrize(("body", "code"), [("a\x00b", "U+0000"), ("a\ud800b", "U+D800")])
+def test_a_body_no_database_can_store_is_refused(alice, bob, body, code):
+    with pytest.raises(Invalid) as error:
+        send(alice, "bob-codex", body)
+    assert (
+        error.value.message == f"body: character 2 is {code}, which no message can hold; remove it"
+    )
+    assert error.value.field == "body"
+    assert not Message.objects.exists()
+
+
 def test_replies_join_the_thread_root(alice, bob):
     root = send(alice, "bob-codex", "question", key="key-00001").message
     reply = send(bob, "alice-claude", "answer", key="key-00002", thread_root_id=str(root.pk))

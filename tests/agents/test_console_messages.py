@@ -1,0 +1,247 @@
+"""The console's Messages through Django's client: what a person reads (and a stranger never
+does), their own handle, writing through the agents' send functions, unread counts, paging."""
+
+import pytest
+from django.urls import reverse
+
+from agents.conversations import claim_person_handle
+from agents.models import AgentProfile, InboxEntry, Message
+from agents.sending import send_agent_message, send_channel_message
+
+
+@pytest.fixture
+def general(channel_factory, alice, bob):
+    return channel_factory("general", members=[alice, bob])
+
+
+@pytest.fixture
+def owner_client(client, owner):
+    client.force_login(owner)
+    return client
+
+
+@pytest.fixture
+def ada(owner, alice):
+    """The owner's own handle (alice-claude is the owner's agent)."""
+    return claim_person_handle(user=owner, handle="ada").profile
+
+
+def post(bob, general, body, key, **kw):
+    return send_channel_message(
+        sender=bob, channel=str(general.pk), body=body, idempotency_key=key, **kw
+    )
+
+
+def test_a_person_reads_their_agents_channel_with_sender_kind_and_thread(
+    owner_client, general, bob
+):
+    root = post(bob, general, "schema migrated", "bob-key-001").message
+    post(bob, general, "details inside", "bob-key-002", thread_root_id=str(root.pk))
+    page = owner_client.get(reverse("agents:channel", args=[general.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "#general" in html and "schema migrated" in html
+    assert "@bob-codex" in html and ">agent<" in html
+    assert "data-reply-count>1</span> reply" in html
+    assert "details inside" not in html  # replies live in the thread view
+    thread = owner_client.get(reverse("agents:thread", args=[root.pk]))
+    assert "details inside" in thread.content.decode()
+
+
+def test_a_stranger_sees_nothing_of_the_channel_or_its_threads(client, stranger, general, bob):
+    root = post(bob, general, "private plans", "bob-key-003").message
+    client.force_login(stranger)
+    assert client.get(reverse("agents:channel", args=[general.pk])).status_code == 404
+    assert client.get(reverse("agents:thread", args=[root.pk])).status_code == 404
+    live = client.get(reverse("agents:live"), {"conversation": f"channel:{general.pk}"})
+    assert live.status_code == 404
+    index = client.get(reverse("agents:messages")).content.decode()
+    assert "general" not in index and "private plans" not in index
+
+
+def test_a_person_claims_a_handle_under_the_agents_rules(owner_client, owner):
+    refused = owner_client.post(reverse("agents:claim_handle"), {"handle": "here"})
+    assert refused.status_code == 400
+    assert "handle: &#x27;here&#x27; is reserved" in refused.content.decode()
+    assert not AgentProfile.objects.filter(owner=owner).exists()
+    claimed = owner_client.post(reverse("agents:claim_handle"), {"handle": "ada"})
+    assert claimed.status_code == 302
+    profile = AgentProfile.objects.get(owner=owner)
+    assert (profile.handle, profile.kind) == ("ada", AgentProfile.Kind.PERSON)
+
+
+def test_a_taken_handle_is_refused_for_a_person_too(owner_client, alice):
+    refused = owner_client.post(reverse("agents:claim_handle"), {"handle": "alice-claude"})
+    assert refused.status_code == 409
+    assert "already taken" in refused.content.decode()
+
+
+def test_a_post_mentioning_an_agent_reaches_its_inbox_and_shows_the_report(
+    owner_client, general, ada, bob
+):
+    response = owner_client.post(
+        reverse("agents:send"),
+        {
+            "channel": general.pk,
+            "body": "@bob-codex can you look?",
+            "idempotency_key": "ui-key-0001",
+        },
+    )
+    assert response.status_code == 302
+    message = Message.objects.get(sender=ada)
+    assert message.channel == general
+    entry = InboxEntry.objects.get(recipient=bob)
+    assert (entry.message, entry.via) == (message, "mention")
+    assert general.members.filter(pk=ada.pk).exists()  # joined on first post
+    page = owner_client.get(response["Location"]).content.decode()
+    assert "Delivered to @bob-codex (mention)" in page
+
+
+def test_a_double_submit_sends_once(owner_client, general, ada, bob):
+    form = {
+        "channel": general.pk,
+        "to": "bob-codex",
+        "body": "once",
+        "idempotency_key": "ui-key-0002",
+    }
+    first = owner_client.post(reverse("agents:send"), form)
+    second = owner_client.post(reverse("agents:send"), form)
+    assert first["Location"] == second["Location"]
+    assert Message.objects.filter(sender=ada).count() == 1
+    assert InboxEntry.objects.filter(recipient=bob).count() == 1
+
+
+@pytest.mark.parametrize(
+    ("form", "field_message"),
+    [
+        ({"body": "", "to": "bob-codex"}, "body: must not be empty"),
+        ({"body": "x" * 20001, "to": "bob-codex"}, "body: "),
+        ({"body": "hi", "to": ""}, "to: name at least one handle"),
+        ({"body": "hi", "to": "nobody-here"}, "to: nobody in `to` can receive"),
+        ({"body": "hi", "to": "bob-codex", "idempotency_key": "short"}, "idempotency_key: "),
+    ],
+)
+def test_bad_input_names_the_field_and_stores_nothing(owner_client, ada, bob, form, field_message):
+    data = {"idempotency_key": "ui-bad-0001", **form}
+    response = owner_client.post(reverse("agents:send"), data)
+    assert 400 <= response.status_code < 500
+    assert field_message in response.content.decode().replace("&#x27;", "'")
+    assert not Message.objects.exists()
+
+
+def test_writing_without_a_handle_asks_for_one(owner_client, alice):
+    response = owner_client.post(
+        reverse("agents:send"),
+        {"to": "alice-claude", "body": "hi", "idempotency_key": "ui-key-0003"},
+    )
+    assert response.status_code == 404
+    assert "handle: choose your handle" in response.content.decode()
+    assert not Message.objects.exists()
+
+
+def test_a_person_reads_and_answers_their_agents_direct_thread(
+    owner_client, client, stranger, alice, bob, ada
+):
+    root = send_agent_message(
+        sender=bob, to="alice-claude", body="need the schema", idempotency_key="bob-dm-01"
+    ).message
+    index = owner_client.get(reverse("agents:messages")).content.decode()
+    assert "@alice-claude, @bob-codex" in index
+    thread = owner_client.get(reverse("agents:thread", args=[root.pk])).content.decode()
+    assert "need the schema" in thread
+    assert 'value="bob-codex alice-claude"' in thread  # the reply's To, prefilled
+    reply = owner_client.post(
+        reverse("agents:send"),
+        {
+            "to": "bob-codex",
+            "body": "sending it",
+            "thread_root_id": root.pk,
+            "idempotency_key": "ui-key-0004",
+        },
+    )
+    assert reply.status_code == 302
+    answer = Message.objects.get(sender=ada)
+    assert answer.thread_root == root
+    assert InboxEntry.objects.filter(recipient=bob, message=answer, via="to").exists()
+    client.force_login(stranger)
+    assert client.get(reverse("agents:thread", args=[root.pk])).status_code == 404
+
+
+def test_unread_counts_until_the_person_opens_the_channel(owner_client, general, bob):
+    post(bob, general, "one", "bob-key-011")
+    post(bob, general, "two", "bob-key-012")
+    index = owner_client.get(reverse("agents:messages")).content.decode()
+    assert 'data-unread title="Unread messages">2<' in index
+    owner_client.get(reverse("agents:channel", args=[general.pk]))
+    index = owner_client.get(reverse("agents:messages")).content.decode()
+    assert 'is-zero" data-unread title="Unread messages">0<' in index
+
+
+def test_paging_back_through_a_channel(owner_client, general, bob):
+    for n in range(35):
+        post(bob, general, f"note {n:02d}", f"bob-page-{n:03d}")
+    newest = owner_client.get(reverse("agents:channel", args=[general.pk]))
+    assert newest.context["page"].messages[-1].body == "note 34"
+    assert len(newest.context["page"].messages) == 30
+    older = newest.context["page"].older
+    assert older is not None
+    back = owner_client.get(reverse("agents:channel", args=[general.pk]), {"before": older})
+    assert [m.body for m in back.context["page"].messages] == [f"note {n:02d}" for n in range(5)]
+    assert back.context["page"].older is None
+
+
+def test_the_live_fragment_holds_only_what_the_page_is_missing(owner_client, general, bob):
+    first = post(bob, general, "already shown", "bob-key-021").message
+    post(bob, general, "new one", "bob-key-022")
+    response = owner_client.get(
+        reverse("agents:live"), {"conversation": f"channel:{general.pk}", "after": first.pk}
+    )
+    html = response.content.decode()
+    assert "new one" in html and "already shown" not in html
+
+
+def test_a_sent_form_resubmitted_with_other_text_gets_a_fresh_key_and_sends_nothing(
+    owner_client, general, ada
+):
+    form = {"channel": general.pk, "body": "first", "idempotency_key": "ui-key-0005"}
+    owner_client.post(reverse("agents:send"), form)
+    again = owner_client.post(reverse("agents:send"), {**form, "body": "edited"})
+    assert again.status_code == 409
+    assert "already sent with other text" in again.content.decode()
+    assert again.context["composer"]["idempotency_key"] != "ui-key-0005"
+    assert again.context["composer"]["body"] == "edited"
+    assert list(Message.objects.values_list("body", flat=True)) == ["first"]
+
+
+def test_the_sidebar_costs_the_same_queries_for_many_threads_and_channels(
+    owner_client, channel_factory, alice, bob
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries():
+        with CaptureQueriesContext(connection) as captured:
+            assert owner_client.get(reverse("agents:messages")).status_code == 200
+        return len(captured.captured_queries)
+
+    channel_factory("one", members=[alice, bob])
+    send_agent_message(sender=bob, to="alice-claude", body="dm", idempotency_key="bob-q-0000")
+    few = queries()
+    for n in range(4):
+        channel = channel_factory(f"more-{n}", members=[alice, bob])
+        post(bob, channel, "hello", f"bob-q-c{n:03d}")
+    for n in range(1, 12):
+        send_agent_message(
+            sender=bob, to="alice-claude", body="dm", idempotency_key=f"bob-q-{n:04d}"
+        )
+    assert queries() == few
+
+
+def test_a_body_no_database_can_store_is_refused_naming_the_field(owner_client, ada, bob):
+    response = owner_client.post(
+        reverse("agents:send"),
+        {"to": "bob-codex", "body": "before\x00after", "idempotency_key": "ui-key-0006"},
+    )
+    assert response.status_code == 400
+    assert "body: character 7 is U+0000" in response.content.decode()
+    assert not Message.objects.exists()

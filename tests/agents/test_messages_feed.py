@@ -1,0 +1,59 @@
+"""The console's live Messages websocket: a person gets a signal (ids only) for each message
+they can read, after commit; strangers are not in a message's audience; no session, no feed."""
+
+import pytest
+from channels.testing import WebsocketCommunicator
+
+from agents.feed import audience
+from agents.sending import send_agent_message, send_channel_message
+from osfoundry.asgi import application
+from tests.rooms.test_event_feed import session_headers
+
+from .test_wait_for_messages import in_thread
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def feed(headers):
+    return WebsocketCommunicator(application, "/ws/messages/", headers=headers)
+
+
+async def test_a_channel_post_signals_the_members_owners(owner, channel_factory, alice, bob):
+    general = await in_thread(channel_factory)("general", members=[alice, bob])
+    socket = feed(await in_thread(session_headers)(owner))
+    connected, _ = await socket.connect()
+    assert connected
+    result = await in_thread(send_channel_message)(
+        sender=bob, channel="general", body="green", idempotency_key="bob-feed-01"
+    )
+    frame = await socket.receive_json_from(timeout=10)
+    assert frame == {
+        "type": "message.created",
+        "conversation": f"channel:{general.pk}",
+        "message_id": str(result.message.pk),
+        "thread_root_id": str(result.message.pk),
+        "is_reply": False,
+    }
+    await socket.disconnect()
+
+
+def test_the_audience_is_whoever_can_read_the_message(
+    owner, member, stranger, channel_factory, alice, bob, profile_factory
+):
+    eve = profile_factory(stranger, "eve-agent")
+    general = channel_factory("general", members=[alice, bob])
+    posted = send_channel_message(
+        sender=bob, channel=str(general.pk), body="hi", idempotency_key="bob-feed-02"
+    ).message
+    assert audience(posted) == {owner.pk, member.pk}
+    direct = send_agent_message(
+        sender=bob, to="alice-claude", body="psst", idempotency_key="bob-feed-03"
+    ).message
+    assert audience(direct) == {owner.pk, member.pk}
+    assert stranger.pk not in audience(direct) and eve.owner_id == stranger.pk
+
+
+async def test_without_a_session_the_feed_is_refused():
+    socket = feed([(b"host", b"127.0.0.1"), (b"origin", b"http://127.0.0.1")])
+    connected, code = await socket.connect()
+    assert not connected and code == 4401
