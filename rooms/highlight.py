@@ -23,6 +23,7 @@ from pygments.lexers.special import TextLexer
 from pygments.util import ClassNotFound
 
 from .characters import Reveal, reveal
+from .filetree import tree_order
 from .reveal import CSS_CLASS, highlight_revealed
 
 STYLE = "default"
@@ -137,7 +138,7 @@ def file_views(files: dict[str, str | None], *, render_large: bool = False) -> l
     """Every file in path order, highlighted unless binary (or large, unless asked)."""
     views = []
     shown = []
-    for path in sorted(files):
+    for path in tree_order(files):
         text = files[path]
         if text is None or is_binary(text):
             size = 0 if text is None else len(text.encode("utf-8", "surrogatepass"))
