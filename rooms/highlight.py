@@ -27,6 +27,8 @@ from .filetree import tree_order
 from .reveal import CSS_CLASS, highlight_revealed
 
 STYLE = "default"
+# The same classes coloured for dark mode (prefers-color-scheme: dark).
+DARK_STYLE = "github-dark"
 # Files above either limit are collapsed on the card and rendered only when asked for.
 LARGE_FILE_BYTES = 100_000
 LONG_LINE_CHARS = 1_000
@@ -160,6 +162,8 @@ def file_views(files: dict[str, str | None], *, render_large: bool = False) -> l
 def stylesheet() -> str:
     """The Pygments CSS for `.hl` blocks; written once into static/rooms/highlight.css."""
     css = HtmlFormatter(style=STYLE, cssclass=CSS_CLASS).get_style_defs(f".{CSS_CLASS}")
+    dark = HtmlFormatter(style=DARK_STYLE, cssclass=CSS_CLASS).get_style_defs(f".{CSS_CLASS}")
+    css += "\n@media (prefers-color-scheme: dark) {\n" + dark + "\n}\n"
     extra = (
         "/* Lexers mark valid but unusual syntax (TSX generics) as errors: no red boxes. */\n"
         f".{CSS_CLASS} .err {{ border: 0; background: none; }}\n"
