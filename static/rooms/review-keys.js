@@ -40,9 +40,11 @@
     const visible = new Set();
     const observer = new IntersectionObserver((entries) => {
       entries.forEach((entry) => (entry.isIntersecting ? visible.add(entry.target) : visible.delete(entry.target)));
+      // The current file stays while it is still in the top of the screen (a j or k put it there).
+      if (current && visible.has(current)) return;
       const top = files().find((file) => visible.has(file));
       if (top && top !== current) mark(top);
-    }, { rootMargin: "-20% 0px -60% 0px" });
+    }, { rootMargin: "0px 0px -60% 0px" });
     review.querySelectorAll("[data-file]").forEach((file) => observer.observe(file));
   }
 

@@ -115,7 +115,7 @@
   function syncEmpty() {
     const empty = tabs().length === 0;
     root.querySelectorAll("[data-launcher-empty]").forEach((el) => (el.hidden = !empty));
-    root.querySelectorAll("[data-apps-section]").forEach((el) => (el.hidden = empty));
+    root.querySelectorAll("[data-apps-section], [data-app-runtime]").forEach((el) => (el.hidden = empty));
   }
 
   function addApp(event) {
