@@ -38,7 +38,7 @@ browser:
 run: install
 	$(BIN)/python manage.py migrate --noinput -v0
 	$(BIN)/python manage.py collectstatic --noinput -v0
-	$(BIN)/python manage.py seed_demo
+	$(BIN)/python manage.py seed_demo --origin http://127.0.0.1:$(PORT)
 	@echo "  Console: http://127.0.0.1:$(PORT)/   MCP: http://127.0.0.1:$(PORT)/api/v1/mcp (or /api/v1/external-mcp: see README)"
 	MALLOC_ARENA_MAX=2 $(BIN)/uvicorn osfoundry.asgi:application --host 127.0.0.1 --port $(PORT) --workers $(WORKERS) --no-access-log
 

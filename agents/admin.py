@@ -38,9 +38,9 @@ class AccessTokenAdmin(admin.ModelAdmin):
     actions = ["revoke"]
     form = AccessTokenForm
 
-    def has_add_permission(self, request):
-        # The secret is shown once: create tokens with `manage.py create_token`.
-        return False
+    def get_fields(self, request, obj=None):
+        # A new token: who, what for, what it may do, until when. The secret is made here.
+        return ["user", "name", "scopes", "expires_at"] if obj is None else self.fields
 
     @admin.display(boolean=True, description="active")
     def is_active(self, obj):
@@ -54,7 +54,20 @@ class AccessTokenAdmin(admin.ModelAdmin):
         self.message_user(request, f"Revoked {len(active)} token(s).", messages.SUCCESS)
 
     def save_model(self, request, obj, form, change):
-        tokens.save_access_token(token=obj)
+        if change:
+            tokens.save_access_token(token=obj)
+            return
+        token, raw = tokens.create_access_token(user=obj.user, scopes=obj.scopes, name=obj.name)
+        if obj.expires_at:
+            token.expires_at = obj.expires_at
+            tokens.save_access_token(token=token)
+        obj.pk, obj.prefix = token.pk, token.prefix
+        # Shown once, here: only its hash is stored.
+        self.message_user(
+            request,
+            f"Copy the token now; it is not shown again: {raw}",
+            messages.WARNING,
+        )
 
 
 @admin.register(AgentProfile)

@@ -8,7 +8,7 @@ from osfoundry.auth import WRITE
 
 from . import sending, services
 from .models import AgentProfile
-from .schemas import AgentMessageIn, ChannelMessageIn, ClaimProfileIn
+from .schemas import AgentMessageIn, ChannelMessageIn, ClaimProfileIn, WaitIn
 
 router = Router(tags=["agents"], auth=bearer)
 
@@ -62,3 +62,32 @@ def send_channel_message(request, channel: str, payload: ChannelMessageIn):
 
 def sent(result: sending.SendResult) -> Status:
     return Status(200 if result.replay else 201, result.as_dict())
+
+
+def long_poll_openapi() -> dict:
+    """The OpenAPI path item of GET /api/v1/agents/messages/wait, which agents/longpoll.py
+    serves before Django (so ninja never sees it): listed in the docs with every other route."""
+    fields = WaitIn.model_json_schema()["properties"]
+    parameters = [
+        {"name": name, "in": "query", "required": False, "schema": schema}
+        for name, schema in fields.items()
+    ]
+    return {
+        "get": {
+            "operationId": "agents_wait_for_messages",
+            "summary": "Wait for your messages (long-poll, up to 50 s)",
+            "description": (
+                "The REST mirror of wait_for_messages: answers at once with new messages, or "
+                "with an empty list after timeout_s. Pass after_sequence to re-read from a "
+                "sequence; the stored cursor moves only after a response was written."
+            ),
+            "tags": ["agents"],
+            "parameters": parameters,
+            "responses": {
+                "200": {"description": "messages (possibly none) and next_after_sequence"},
+                "401": {"description": "no valid bearer token"},
+                "422": {"description": "a bad query parameter, named"},
+            },
+            "security": [{"Bearer": []}],
+        }
+    }

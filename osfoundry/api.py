@@ -12,6 +12,7 @@ from ninja import NinjaAPI, Swagger
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from pydantic import BaseModel
 
+from agents.api import long_poll_openapi
 from agents.api import router as agents_router
 from rooms.api import router as rooms_router
 
@@ -21,6 +22,12 @@ from .http import challenge_for, json_content_type_problem
 
 
 class API(NinjaAPI):
+    def get_openapi_schema(self, *, path_prefix=None, path_params=None):
+        schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+        # Routes served before Django (osfoundry/asgi.py) are listed with the others.
+        schema["paths"]["/api/v1/agents/messages/wait"] = long_poll_openapi()
+        return schema
+
     def validation_error_from_error_contexts(self, error_contexts) -> ValidationError:
         # Keep what ninja strips (the input, the allowed fields), so messages can name the fix.
         errors = []
@@ -40,9 +47,9 @@ class API(NinjaAPI):
 
 
 class LocalSwagger(Swagger):
-    """Swagger UI from our own static files, started by a script file. ninja's page, outside
-    INSTALLED_APPS, loads an unpinned Swagger UI from a CDN and starts it with an inline script:
-    on the console's origin that CDN could act as the signed-in owner."""
+    """Swagger UI from django-ninja's own static files (ninja is in INSTALLED_APPS), started by
+    our script file: never a CDN, which on the console's origin could act as the signed-in
+    owner, and no inline script (the console's CSP)."""
 
     template = "osfoundry/api_docs.html"
 

@@ -220,6 +220,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
+    "ninja",  # its static files: the API docs' Swagger UI
     "allauth",
     "allauth.account",
     "allauth.mfa",

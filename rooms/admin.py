@@ -31,6 +31,9 @@ class ReadOnlyAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
+    def has_delete_permission(self, request, obj=None):
+        return False  # records: nothing written by a service is deleted by hand
+
 
 @admin.register(Project)
 class ProjectAdmin(admin.ModelAdmin):
@@ -132,7 +135,16 @@ class RepositoryVersionAdmin(ReadOnlyAdmin):
 class ProposalAdmin(ReadOnlyAdmin):
     """Proposal content is immutable; decisions happen on the owner's review card."""
 
-    list_display = ["name", "room", "kind", "status", "proposed_by", "created_at", "decided_by"]
+    list_display = [
+        "name",
+        "room",
+        "kind",
+        "status",
+        "proposed_by",
+        "created_at",
+        "decided_by",
+        "card",
+    ]
     list_filter = ["status", "kind", "room__project"]
     search_fields = ["name", "room__name", "proposed_by__username", "content_hash"]
     date_hierarchy = "created_at"
@@ -151,12 +163,17 @@ class ProposalAdmin(ReadOnlyAdmin):
         "file_count",
         "total_bytes",
         "repository_version",
+        "card",
         "preview",
     ]
-    readonly_fields = ["created_at", "preview"]
+    readonly_fields = ["created_at", "preview", "card"]
 
     class Media:
         css = HIGHLIGHT_MEDIA
+
+    @admin.display(description="review card")
+    def card(self, obj):
+        return format_html('<a href="{}">Open the card</a>', obj.get_absolute_url())
 
     @admin.display(description="files")
     def preview(self, obj):
@@ -200,18 +217,12 @@ class LauncherAppAdmin(ReadOnlyAdmin):
     search_fields = ["name", "room__name"]
     list_select_related = ["room"]
 
-    def has_delete_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(AppRevision)
 class AppRevisionAdmin(ReadOnlyAdmin):
     list_display = ["app", "number", "approved_by", "rolled_back_to", "created_at"]
     search_fields = ["app__name"]
     list_select_related = ["app", "approved_by"]
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(ReviewComment)
@@ -231,9 +242,6 @@ class RoomEventAdmin(ReadOnlyAdmin):
     list_select_related = ["room"]
     fields = ["room", "sequence", "type", "created_at", "payload_json"]
     readonly_fields = ["created_at", "payload_json"]
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     @admin.display(description="payload")
     def payload_json(self, obj):

@@ -12,6 +12,7 @@ from osfoundry.errors import Invalid
 
 from . import revisions
 from .diffs import diff_files
+from .filetree import file_tree
 from .models import Proposal
 
 
@@ -63,6 +64,12 @@ def review_context(proposal: Proposal) -> dict:
         )
     context["diffs"] = diffs
     return context
+
+
+def sidebar(files: list) -> list[dict]:
+    """The card's file tree: folder rows, and file rows carrying their FileView (`file`)."""
+    views = {view.path: view for view in files}
+    return [{**row, "file": views.get(row["path"])} for row in file_tree(views)]
 
 
 def parse_comments(raw: str) -> list[dict]:

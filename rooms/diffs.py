@@ -22,6 +22,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from . import highlight
 from .characters import Reveal, reveal
+from .filetree import tree_order
 from .reveal import plain_text
 
 # v1: rows of highlighted lines with word marks. Carries the highlighter's version: a new
@@ -167,7 +168,7 @@ def compute_diff(
 ) -> CardDiff:
     """`diff_files` without the cache."""
     files = []
-    for path in sorted(old.keys() | new.keys()):
+    for path in tree_order(old.keys() | new.keys()):
         if path not in old:
             files.append(file_diff(path, "added", "", new[path]))
         elif path not in new:

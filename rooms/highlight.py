@@ -23,9 +23,12 @@ from pygments.lexers.special import TextLexer
 from pygments.util import ClassNotFound
 
 from .characters import Reveal, reveal
+from .filetree import tree_order
 from .reveal import CSS_CLASS, highlight_revealed
 
 STYLE = "default"
+# The same classes coloured for dark mode (prefers-color-scheme: dark).
+DARK_STYLE = "github-dark"
 # Files above either limit are collapsed on the card and rendered only when asked for.
 LARGE_FILE_BYTES = 100_000
 LONG_LINE_CHARS = 1_000
@@ -137,7 +140,7 @@ def file_views(files: dict[str, str | None], *, render_large: bool = False) -> l
     """Every file in path order, highlighted unless binary (or large, unless asked)."""
     views = []
     shown = []
-    for path in sorted(files):
+    for path in tree_order(files):
         text = files[path]
         if text is None or is_binary(text):
             size = 0 if text is None else len(text.encode("utf-8", "surrogatepass"))
@@ -159,6 +162,8 @@ def file_views(files: dict[str, str | None], *, render_large: bool = False) -> l
 def stylesheet() -> str:
     """The Pygments CSS for `.hl` blocks; written once into static/rooms/highlight.css."""
     css = HtmlFormatter(style=STYLE, cssclass=CSS_CLASS).get_style_defs(f".{CSS_CLASS}")
+    dark = HtmlFormatter(style=DARK_STYLE, cssclass=CSS_CLASS).get_style_defs(f".{CSS_CLASS}")
+    css += "\n@media (prefers-color-scheme: dark) {\n" + dark + "\n}\n"
     extra = (
         "/* Lexers mark valid but unusual syntax (TSX generics) as errors: no red boxes. */\n"
         f".{CSS_CLASS} .err {{ border: 0; background: none; }}\n"

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from osfoundry.errors import DomainError, Invalid, NotFound
 
 from . import access, cards, revisions, runchecks, services
+from .filetree import file_tree, tree_order
 from .highlight import file_anchor, file_views, highlight
 from .models import Proposal, Room
 from .runchecks import CARD_PROBLEMS
@@ -81,10 +82,12 @@ def card_context(request, proposal: Proposal) -> dict:
         "room": proposal.room,
         "is_owner": proposal.room.is_owned_by(request.user),
         "files_warning": services.CARD_FILES_WARNING,
+        "next_pending": next_pending(request.user, proposal),
     }
     if proposal.kind == Proposal.Kind.SNIPPET:
         context |= cards.review_context(proposal)
         files = context["files"] = file_views(proposal.files)
+        context["tree"] = cards.sidebar(files)
         # The decision panel names the files a reader could misread.
         context["hidden_files"] = [f for f in files if f.reveal.hidden or f.reveal.refused]
         context["mixed_files"] = [f for f in files if f.reveal.words]
@@ -98,6 +101,14 @@ def card_context(request, proposal: Proposal) -> dict:
         context["run_problems"] = [str(problem) for problem in check.problems[:CARD_PROBLEMS]]
         context["more_problems"] = max(0, len(check.problems) - CARD_PROBLEMS)
     return context
+
+
+def next_pending(user, proposal: Proposal) -> Proposal | None:
+    """The owner's next card to review after this one: the oldest still waiting."""
+    if not proposal.room.is_owned_by(user):
+        return None
+    waiting = Proposal.objects.pending().filter(room__owner=user).exclude(pk=proposal.pk)
+    return waiting.order_by("created_at").first()
 
 
 def load_proposal(request, proposal_id) -> Proposal:
@@ -198,7 +209,7 @@ def repository_version(request, repository_id, version_id):
         )
     except NotFound:
         raise Http404("Version not found") from None
-    paths = sorted(version.files)
+    paths = tree_order(version.files)
     selected = request.GET.get("path") or default_file(paths)
     if selected and selected not in version.files:
         raise Http404("No such file in this version")
@@ -221,17 +232,3 @@ def default_file(paths: list[str]) -> str | None:
         if candidate in paths:
             return candidate
     return paths[0] if paths else None
-
-
-def file_tree(paths: list[str]) -> list[dict]:
-    """Flat rows with a depth, folders before their files, for an indented tree."""
-    rows, seen = [], set()
-    for path in paths:
-        parts = path.split("/")
-        for depth in range(len(parts) - 1):
-            folder = "/".join(parts[: depth + 1])
-            if folder not in seen:
-                seen.add(folder)
-                rows.append({"name": parts[depth], "path": folder, "depth": depth, "is_dir": True})
-        rows.append({"name": parts[-1], "path": path, "depth": len(parts) - 1, "is_dir": False})
-    return rows

@@ -6,7 +6,8 @@
   const review = document.querySelector("[data-review]");
   if (!review) return;
   const files = Array.from(review.querySelectorAll("[data-file]"));
-  const listItems = Array.from(review.querySelectorAll("[data-file-list] li"));
+  const listItems = Array.from(review.querySelectorAll("[data-file-list] li[data-path]"));
+  const folderItems = Array.from(review.querySelectorAll("[data-file-list] li[data-dir]"));
   const counter = review.querySelector("[data-viewed-count]");
   const storageKey = `osf-viewed:${review.dataset.reviewKey || ""}`;
   // A "Viewed" mark is for a file's content: it holds in the next revision while the file is
@@ -106,6 +107,11 @@
       const match = (path) => !needle || path.toLowerCase().includes(needle);
       files.forEach((file) => (file.hidden = !match(file.dataset.path)));
       listItems.forEach((item) => (item.hidden = !match(item.dataset.path)));
+      // A folder stays while something in it matches.
+      folderItems.forEach((item) => {
+        const inside = `${item.dataset.dir}/`;
+        item.hidden = !listItems.some((file) => !file.hidden && file.dataset.path.startsWith(inside));
+      });
     });
   }
 

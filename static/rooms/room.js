@@ -114,7 +114,8 @@
 
   function syncEmpty() {
     const empty = tabs().length === 0;
-    root.querySelectorAll("[data-launcher-empty], [data-apps-empty]").forEach((el) => (el.hidden = !empty));
+    root.querySelectorAll("[data-launcher-empty]").forEach((el) => (el.hidden = !empty));
+    root.querySelectorAll("[data-apps-section], [data-app-runtime]").forEach((el) => (el.hidden = empty));
   }
 
   function addApp(event) {

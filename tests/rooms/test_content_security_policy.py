@@ -86,14 +86,14 @@ def test_the_api_docs_page_loads_our_own_files_and_runs_no_inline_script(client)
     scripts = re.findall(r"<script([^>]*)>(.*?)</script>", html, re.S)
     sources = [re.search(r'src="([^"]+)"', attrs) for attrs, _body in scripts]
     assert [m.group(1) for m in sources if m] == [
-        "/static/vendor/swagger-ui/swagger-ui-bundle.js",
+        "/static/ninja/swagger-ui-bundle.js",
         "/static/osfoundry/api-docs.js",
     ]
     for attrs, body in scripts:
         # The only script element without src is data (json_script), which never runs.
         assert "src=" in attrs or 'type="application/json"' in attrs, attrs
         assert "src=" not in attrs or not body.strip()
-    assert 'href="/static/vendor/swagger-ui/swagger-ui.css"' in html
+    assert 'href="/static/ninja/swagger-ui.css"' in html
 
 
 # -- Chromium ---------------------------------------------------------------------------------

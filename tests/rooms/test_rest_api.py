@@ -162,6 +162,10 @@ def test_openapi_docs_are_served(client):
     assert client.get("/api/v1/docs").status_code == 200
     schema = client.get("/api/v1/openapi.json").json()
     assert "/api/v1/rooms/{room_id}/proposals/snippet" in schema["paths"]
+    # The long-poll is served before Django; it is listed all the same, with its parameters.
+    wait = schema["paths"]["/api/v1/agents/messages/wait"]["get"]
+    assert [p["name"] for p in wait["parameters"]] == ["after_sequence", "timeout_s", "limit"]
+    assert wait["security"] == [{"Bearer": []}]
 
 
 def test_an_oversized_body_is_413_pointing_to_the_repository_route(client, room, write_token):

@@ -4,6 +4,7 @@ import pytest
 
 from osfoundry.errors import Invalid
 from rooms import runnable
+from rooms.jsengine import EngineTimeout
 from rooms.models import Proposal, ProposalKey, Repository, RepositoryVersion, RoomEvent
 from rooms.services import CARD_FILES_WARNING, propose_repo_version, propose_snippet
 from tests.rooms.helpers import APP
@@ -130,10 +131,25 @@ def test_a_file_that_takes_too_long_to_compile_is_refused_not_waited_for(room, a
         propose(room, agent, files)
     assert refused.value.field == "files.src/Slow.ts"
     assert refused.value.message.startswith(
-        "src/Slow.ts:1:1: took too long to compile (the check stopped after 0.1 s)"
-    )
+        "src/Slow.ts:1:1: took too long to compile (the check stopped after 0.2 s)"
+    )  # 0.05 s, then once more with 4 times that
     assert_nothing_stored()
     assert propose(room, agent, {"src/App.tsx": APP}).proposal.pk  # the engine goes on
+
+
+def test_a_check_slowed_by_a_busy_machine_gets_a_second_longer_chance(room, agent, monkeypatch):
+    calls = []
+    check = runnable.engine.check
+
+    def first_one_times_out(files, *, timeout):
+        calls.append(timeout)
+        if len(calls) == 1:
+            raise EngineTimeout("src/App.tsx")
+        return check(files, timeout=timeout)
+
+    monkeypatch.setattr(runnable.engine, "check", first_one_times_out)
+    assert propose(room, agent, {"src/App.tsx": APP}).proposal.pk
+    assert calls[1] == calls[0] * runnable.SLOW_RETRY_FACTOR
 
 
 def test_a_repository_version_that_cannot_run_is_refused(room, agent, project):

@@ -1,8 +1,8 @@
 """The vendored files are exactly what each folder's VERSIONS.json records: the browser bundles
-and Swagger UI in static/vendor/, and the server's own (Sucrase's tokenizer) in rooms/js/vendor/.
+in static/vendor/, and the server's own (Sucrase's tokenizer) in rooms/js/vendor/. (The API
+docs' Swagger UI is django-ninja's own static files, pinned with django-ninja.)
 
-Rebuild with `cd tools/snippet-runtime && npm ci && npm run build` and
-`cd tools/swagger-ui && npm ci && npm run build`; this test needs no Node.
+Rebuild with `cd tools/snippet-runtime && npm ci && npm run build`; this test needs no Node.
 """
 
 import hashlib
@@ -14,10 +14,8 @@ from django.conf import settings
 
 VENDOR = Path(settings.BASE_DIR) / "static" / "vendor"
 SERVER_VENDOR = Path(settings.BASE_DIR) / "rooms" / "js" / "vendor"
-SWAGGER_TOOL = Path(settings.BASE_DIR) / "tools" / "swagger-ui"
-SWAGGER_FILES = {"swagger-ui-bundle.js", "swagger-ui.css", "swagger-ui.css.map"}
 BUNDLES = {
-    VENDOR: {"react/react.js", "sucrase/sucrase.js"} | {f"swagger-ui/{n}" for n in SWAGGER_FILES},
+    VENDOR: {"react/react.js", "sucrase/sucrase.js"},
     SERVER_VENDOR: {"sucrase-parser/sucrase-parser.js"},
 }
 FOLDERS = pytest.mark.parametrize("vendor", list(BUNDLES), ids=["static", "server"])
@@ -69,15 +67,9 @@ def test_no_unrecorded_files_in_the_vendor_folder(vendor):
     assert present == recorded
 
 
-def test_swagger_ui_is_the_pinned_package_copied_unchanged():
-    pinned = json.loads((SWAGGER_TOOL / "package.json").read_text())["dependencies"]
-    version = pinned["swagger-ui-dist"]
-    assert version[0].isdigit(), "pin an exact version"
-    lock = json.loads((SWAGGER_TOOL / "package-lock.json").read_text())
-    locked = lock["packages"]["node_modules/swagger-ui-dist"]
-    assert locked["version"] == version
-    for name in SWAGGER_FILES:
-        entry = versions(VENDOR)[f"swagger-ui/{name}"]
-        assert entry["packages"] == {"swagger-ui-dist": version}
-        assert entry["integrity"] == locked["integrity"]
-        assert entry["copied_from"] == f"swagger-ui-dist@{version}/{name} (unchanged)"
+def test_the_api_docs_use_django_ninjas_own_swagger_ui():
+    import ninja
+    from django.contrib.staticfiles import finders
+
+    for name in ("ninja/swagger-ui-bundle.js", "ninja/swagger-ui.css"):
+        assert Path(finders.find(name)).is_relative_to(Path(ninja.__file__).parent)

@@ -14,6 +14,7 @@ from agents.tokens import create_access_token, hash_token
 from rooms.demo import standup_timer_files
 from rooms.gitimport import import_repo_version
 from rooms.models import Project, Repository, Room
+from rooms.services import propose_snippet
 
 CREDENTIALS = Path(settings.BASE_DIR) / "var" / "demo-credentials.json"
 
@@ -23,10 +24,20 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument(
+            "--origin",
+            default="",
+            help="where the server answers, for the printed lines (default: PUBLIC_ORIGIN, "
+            "else http://127.0.0.1:8000)",
+        )
 
-    def handle(self, *args, json: bool = False, **options):
+    def handle(self, *args, json: bool = False, origin: str = "", **options):
         saved = load_credentials()
+        origin = (origin or settings.PUBLIC_ORIGIN or "http://127.0.0.1:8000").rstrip("/")
         with transaction.atomic():
+            admin, admin_pw = ensure_user("admin", saved.get("admin"), email="admin@example.com")
+            admin.is_staff = admin.is_superuser = True
+            admin.save(update_fields=["is_staff", "is_superuser"])
             owner, owner_pw = ensure_user("owner", saved.get("owner"), email="owner@example.com")
             member, member_pw = ensure_user(
                 "member", saved.get("member"), email="member@example.com"
@@ -55,12 +66,16 @@ class Command(BaseCommand):
                 agent, saved.get("agent_tokens", {}).get("read"), "demo read", "osfoundry:read"
             )
         version = repository.versions.first() or import_demo_version(repository)
+        pending = propose_demo(agent, room)
         data = {
+            "origin": origin,
+            "pending_proposal_id": str(pending.pk) if pending.is_pending else None,
             "project_id": str(project.pk),
             "room_id": str(room.pk),
             "local_room_id": str(local.pk),
             "repository_id": str(repository.pk),
             "version_id": str(version.pk),
+            "admin": {"username": "admin", "password": admin_pw},
             "owner": {"username": "owner", "password": owner_pw},
             "member": {"username": "member", "password": member_pw},
             "agent": {"username": "agent"},
@@ -135,15 +150,42 @@ def import_demo_version(repository):
     return version
 
 
+def propose_demo(agent, room):
+    """One proposal waiting in the owner's inbox, so the first login has something to review.
+    The same key every run: a replay once it exists (decided or not), never a second card."""
+    files = standup_timer_files()
+    files["src/App.tsx"] = files["src/App.tsx"].replace("Standup timer", "Standup timer (demo)")
+    return propose_snippet(
+        caller=agent,
+        room_id=str(room.pk),
+        name="Standup timer",
+        files=files,
+        idempotency_key="seed-demo-pending-0001",
+    ).proposal
+
+
 def describe(data: dict) -> str:
+    origin, token = data["origin"], data["agent_tokens"]["write"]
     return "\n".join(
         [
             "osFoundry demo is ready.",
+            f"  Open first:    {origin}/ and log in as the owner"
+            + (
+                f": a proposal waits for review ({origin}/proposals/{data['pending_proposal_id']}/)"
+                if data["pending_proposal_id"]
+                else ""
+            ),
             f"  Owner login:   {data['owner']['username']} / {data['owner']['password']}",
             f"  Member login:  {data['member']['username']} / {data['member']['password']}",
+            f"  Admin login:   {data['admin']['username']} / {data['admin']['password']}"
+            f"  ({origin}/admin/)",
             f"  Room:          Team Falcon  room_id={data['room_id']}",
             f"  Local Room:    room_id={data['local_room_id']} (agents can't reach it)",
-            f"  Agent token (read+write): {data['agent_tokens']['write']}",
+            f"  Agent token (read+write): {token}",
             f"  Agent token (read only):  {data['agent_tokens']['read']}",
+            "  Claude Code:   claude mcp add --transport http osfoundry "
+            f'{origin}/api/v1/mcp --header "Authorization: Bearer {token}"',
+            f'  curl:          curl -s -H "Authorization: Bearer {token}" '
+            f"{origin}/api/v1/rooms/{data['room_id']}/apps",
         ]
     )
