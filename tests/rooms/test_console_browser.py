@@ -258,7 +258,7 @@ def test_many_files_card_navigates_and_loads_large_files_on_demand(
     card.goto(f"{uvicorn_server}/proposals/{created['proposal_id']}/")
     expect(card.get_by_role("heading", name="Review all proposed files (22)")).to_be_visible()
     expect(card.locator("[data-repo-warning]")).to_contain_text("belongs in a repository")
-    expect(card.locator("[data-file-list] li")).to_have_count(22)
+    expect(card.locator("[data-file-list] li[data-path]")).to_have_count(22)
     card.get_by_role("button", name="Collapse all").click()
     expect(card.locator("[data-file].is-collapsed")).to_have_count(22)
     card.get_by_role("button", name="Expand all").click()

@@ -23,16 +23,17 @@ def by_path(card_diff):
     return {f.path: f for f in card_diff.files}
 
 
-def test_files_are_added_removed_modified_or_unchanged_in_path_order():
+def test_files_are_added_removed_modified_or_unchanged_in_tree_order():
     result = diff(
         {"src/a.ts": "let a = 1;\n", "src/gone.ts": "x\n", "same.css": "a {}\n"},
         {"src/a.ts": "let a = 2;\n", "src/new.ts": "y\n", "same.css": "a {}\n"},
     )
+    # As in a folder tree: a folder's files before the files beside it.
     assert [(f.path, f.status) for f in result.files] == [
-        ("same.css", "unchanged"),
         ("src/a.ts", "modified"),
         ("src/gone.ts", "removed"),
         ("src/new.ts", "added"),
+        ("same.css", "unchanged"),
     ]
     assert (result.added_files, result.removed_files, result.modified_files) == (1, 1, 1)
     assert result.unchanged_files == 1

@@ -61,7 +61,7 @@ def test_a_file_is_highlighted_once_then_served_from_the_cache(monkeypatch):
 def test_file_views_keep_large_files_for_later():
     views = highlight.file_views({"big.ts": "a" * 200_000, "src/App.tsx": "x", "b.bin": "\x00"})
     by_path = {view.path: view for view in views}
-    assert [view.path for view in views] == ["b.bin", "big.ts", "src/App.tsx"]
+    assert [view.path for view in views] == ["src/App.tsx", "b.bin", "big.ts"]  # folders first
     assert by_path["big.ts"].is_large and by_path["big.ts"].html is None
     assert by_path["big.ts"].collapse_reason == "large file: 195 KB, long line: 200,000 characters"
     assert by_path["b.bin"].is_binary and by_path["b.bin"].html is None
