@@ -347,13 +347,15 @@ MAILERS = {
 }
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "osfoundry@localhost")
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+CACHES: dict[str, dict] = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Redis down is a cache miss, not a 500 (osfoundry/cache.py).
+            "BACKEND": "osfoundry.cache.ForgivingRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": REDIS_PREFIX,
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }
     }
 

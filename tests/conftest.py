@@ -26,7 +26,10 @@ def _close_kept_connections(django_db_setup, django_db_blocker):
     # Whatever thread of an in-process live server is left (Django streams a file through a
     # thread of its own) may still hold one: end those sessions, on PostgreSQL only.
     connection = connections["default"]
-    if connection.vendor == "postgresql":
+    # Only when a test database was set up: a run of tests that use none (tests/faults) has
+    # nothing to end, and the configured database itself may not exist.
+    is_test_database = connection.settings_dict["NAME"] == connection.creation._get_test_db_name()
+    if connection.vendor == "postgresql" and is_test_database:
         with django_db_blocker.unblock(), connection.cursor() as cursor:
             cursor.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
