@@ -1,9 +1,13 @@
 """What the fault tests' clients do, as an agent or the console would: propose, send, poll,
 retrying with the same idempotency key until an answer comes."""
 
+import json
+import threading
 import time
 
 import httpx
+from websockets.exceptions import WebSocketException
+from websockets.sync.client import connect as websocket_connect
 
 from agents.longpoll import PATH as WAIT_PATH
 from osfoundry.mcp.protocol import MCP_PATH
@@ -73,3 +77,52 @@ def is_ready(url: str) -> bool:
         return httpx.get(url + "/readyz", timeout=5).status_code == 200
     except httpx.HTTPError:
         return False
+
+
+class Feed:
+    """The console's websocket feed as static/rooms/feed.js runs it: on any close it reconnects
+    after a pause, resuming after the last sequence it saw; it keeps events in order, once."""
+
+    def __init__(self, url: str, room_id: str, token: str):
+        self.url = url.replace("http://", "ws://") + f"/ws/rooms/{room_id}/events/"
+        self.token = token
+        self.events: list[dict] = []
+        self.connects = 0
+        self.is_stopped = False
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    @property
+    def last(self) -> int:
+        return self.events[-1]["sequence"] if self.events else 0
+
+    def start(self) -> "Feed":
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.is_stopped = True
+        self.thread.join(10)
+
+    def run(self) -> None:
+        while not self.is_stopped:
+            try:
+                with websocket_connect(
+                    f"{self.url}?after_sequence={self.last}",
+                    additional_headers=bearer(self.token),
+                    open_timeout=5,
+                ) as socket:
+                    self.connects += 1
+                    self.receive(socket)
+            except (OSError, WebSocketException):
+                pass
+            if not self.is_stopped:
+                time.sleep(0.5)  # feed.js waits before it reconnects
+
+    def receive(self, socket) -> None:
+        while not self.is_stopped:
+            try:
+                event = json.loads(socket.recv(timeout=0.2))
+            except TimeoutError:
+                continue
+            if event.get("sequence", 0) > self.last:
+                self.events.append(event)
