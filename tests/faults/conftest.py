@@ -186,21 +186,43 @@ def deployment(services, tmp_path):
     running.stop()
 
 
-@pytest.fixture
-def seed(services):
-    """Seeds agents in the fault tests' database: seed(receivers) -> dict (tests/faults/seed.py)."""
-    postgres, redis_server = services
+class Seeding:
+    """tests/faults/seed.py running in the background; wait() -> what it seeded."""
 
-    def run(receivers: int = 1) -> dict:
-        done = subprocess.run(
+    def __init__(self, env: dict, receivers: int):
+        self.process = subprocess.Popen(
             [sys.executable, "-m", "tests.faults.seed", "--receivers", str(receivers)]
             + ["--tag", uuid.uuid4().hex[:8]],
-            env=os.environ | worker_env(postgres, redis_server),
+            env=os.environ | env,
             cwd=ROOT,
-            check=True,
-            capture_output=True,
+            stdout=subprocess.PIPE,
             text=True,
         )
-        return json.loads(done.stdout.strip().splitlines()[-1])
 
-    return run
+    def wait(self) -> dict:
+        out, _ = self.process.communicate(timeout=60)
+        assert self.process.returncode == 0, "tests/faults/seed.py failed (its output is above)"
+        return json.loads(out.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def seed_later(services):
+    """Starts seeding now (seed_later(receivers) -> Seeding), e.g. while the workers start."""
+    postgres, redis_server = services
+    started: list[Seeding] = []
+
+    def start(receivers: int = 1) -> Seeding:
+        started.append(Seeding(worker_env(postgres, redis_server), receivers))
+        return started[-1]
+
+    yield start
+    for seeding in started:
+        if seeding.process.poll() is None:
+            seeding.process.kill()
+            seeding.process.wait()
+
+
+@pytest.fixture
+def seed(seed_later):
+    """Seeds agents in the fault tests' database: seed(receivers) -> dict (tests/faults/seed.py)."""
+    return lambda receivers=1: seed_later(receivers).wait()

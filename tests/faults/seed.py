@@ -54,12 +54,13 @@ def seed(tag: str, receivers: int) -> dict:
         project=project, name=f"Room {tag}", kind=Room.Kind.CLOUD, owner=owner
     )
     room.members.add(users.objects.get(username=f"proposer-{tag}"))
-    return {
+    seeded = {
         "room_id": str(room.pk),
         "proposer": proposer,
         "sender": agent("sender"),
         "receivers": [{"handle": f"r{n}-{tag}", "token": agent(f"r{n}")} for n in range(receivers)],
     }
+    return seeded
 
 
 if __name__ == "__main__":
