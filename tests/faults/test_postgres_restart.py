@@ -7,6 +7,7 @@ import threading
 import time
 
 import httpx
+import pytest
 
 from tests.faults.clients import (
     is_ready,
@@ -33,11 +34,16 @@ def during_the_outage(client, url, data, receiver, n) -> dict[str, httpx.Respons
     }
 
 
+@pytest.fixture
+def agents(seed_later):
+    return seed_later(2)  # seeded while the workers start
+
+
 def test_a_postgres_outage_answers_503_and_every_worker_recovers_without_a_restart(
-    deployment, services, seed
+    agents, deployment, services
 ):
     postgres, _redis = services
-    data = seed(receivers=2)
+    data = agents.wait()
     receiver, parked = data["receivers"]
     url = deployment.url
     pids = [worker.process.pid for worker in deployment.workers]
@@ -70,7 +76,7 @@ def test_a_postgres_outage_answers_503_and_every_worker_recovers_without_a_resta
         while time.monotonic() < outage_ends:
             n += 1
             refused += during_the_outage(client, url, data, receiver, n).items()
-            time.sleep(0.5)  # paces the clients: a round of requests every half second
+            time.sleep(1)  # paces the clients: a round of requests a second
         postgres.start()
 
         for route, response in refused:
