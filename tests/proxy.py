@@ -25,9 +25,10 @@ UPSTREAM_SERVER = re.compile(r"^(\s*)server 127\.0\.0\.1:\d+(.*);$")
 MAIN_CONF = """\
 {user}
 worker_processes 1;
+worker_rlimit_nofile 65536;
 pid {work}/nginx.pid;
 error_log {work}/error.log warn;
-events {{ worker_connections 16384; }}
+events {{ worker_connections 32768; }}
 http {{
     access_log off;
     client_body_temp_path {work}/body;
