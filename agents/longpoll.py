@@ -90,12 +90,16 @@ async def handle(scope, receive, send) -> None:
     written = not client.disconnected
     client.stop()
     if written:
-        try:
-            await inbox.confirm_delivery(receipt)
-        except DATABASE_OUTAGE as exc:
-            # The page was delivered; the stored cursor stays, so the client's next poll
-            # without after_sequence gets these messages again (with it, nothing is lost).
-            unavailable(exc)
+        await confirm(receipt)
+
+
+async def confirm(receipt) -> None:
+    try:
+        await inbox.confirm_delivery(receipt)
+    except DATABASE_OUTAGE as exc:
+        # The page was delivered; the stored cursor stays, so the client's next poll without
+        # after_sequence gets these messages again (with after_sequence, nothing is lost).
+        unavailable(exc)
 
 
 # A token's key never changes (agents.tokens.connection_key), so each process remembers it per

@@ -126,3 +126,20 @@ class Feed:
                 continue
             if event.get("sequence", 0) > self.last:
                 self.events.append(event)
+
+
+def proposals_and_cards(postgres, room_id: str) -> tuple[int, int]:
+    """The Room's stored proposals, and the proposal.created events its cards come from."""
+    [(proposals,)] = postgres.query(
+        "SELECT count(*) FROM rooms_proposal WHERE room_id = %s", room_id
+    )
+    [(cards,)] = postgres.query(
+        "SELECT count(*) FROM rooms_roomevent WHERE room_id = %s AND type = 'proposal.created'",
+        room_id,
+    )
+    return proposals, cards
+
+
+def parked_total(deployment) -> int:
+    """Waits parked in all the deployment's workers now."""
+    return sum(health(worker.url)["parked_waits"] for worker in deployment.workers)

@@ -12,8 +12,10 @@ from tests.faults.clients import (
     SEND_PATH,
     Feed,
     health,
+    parked_total,
     poll,
     proposal_body,
+    proposals_and_cards,
     send,
     until,
 )
@@ -37,10 +39,6 @@ def send_and_leave(url: str, raw: bytes, *, wait_for=None) -> None:
         sock.sendall(raw)
         if wait_for is not None:
             until(wait_for, "the request to reach its worker")
-
-
-def parked(deployment) -> int:
-    return sum(health(worker.url)["parked_waits"] for worker in deployment.workers)
 
 
 def warm_up(worker_url: str, data: dict) -> None:
@@ -69,7 +67,7 @@ def test_clients_that_leave_mid_request_leave_nothing_behind(deployment, service
     (receiver, idle), room = data["receivers"], data["room_id"]  # idle: is sent nothing
     for worker in deployment.workers:
         warm_up(worker.url, data)
-    until(lambda: parked(deployment) == 0, "the warm-up to end")
+    until(lambda: parked_total(deployment) == 0, "the warm-up to end")
     tasks_before = [health(worker.url)["tasks"] for worker in deployment.workers]
     connections_before = postgres.connections()
 
@@ -88,7 +86,7 @@ def test_clients_that_leave_mid_request_leave_nothing_behind(deployment, service
         send_and_leave(
             url,
             request_bytes("GET", wait, idle["token"]),
-            wait_for=lambda: parked(deployment) == 1,
+            wait_for=lambda: parked_total(deployment) == 1,
         )
         websocket = (
             f"GET /ws/rooms/{room}/events/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -98,7 +96,7 @@ def test_clients_that_leave_mid_request_leave_nothing_behind(deployment, service
         ).encode()
         send_and_leave(url, websocket)
 
-    until(lambda: parked(deployment) == 0, "every parked waiter to be gone")
+    until(lambda: parked_total(deployment) == 0, "every parked waiter to be gone")
     for worker, before in zip(deployment.workers, tasks_before, strict=True):
         until(lambda w=worker, b=before: health(w.url)["tasks"] <= b, "the tasks to end")
     connections_after = postgres.connections()
@@ -106,11 +104,7 @@ def test_clients_that_leave_mid_request_leave_nothing_behind(deployment, service
     # one each at most.
     assert connections_after <= max(connections_before, 2 * DATABASE_THREADS)
     # Each proposal the server took is whole: a row and its event, or neither.
-    [(proposals,)] = postgres.query("SELECT count(*) FROM rooms_proposal WHERE room_id = %s", room)
-    [(events,)] = postgres.query(
-        "SELECT count(*) FROM rooms_roomevent WHERE room_id = %s AND type = 'proposal.created'",
-        room,
-    )
+    proposals, events = proposals_and_cards(postgres, room)
     assert proposals == events
     print(
         f"\ntasks per worker {tasks_before}; database connections {connections_before} -> "

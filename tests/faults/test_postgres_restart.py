@@ -12,7 +12,9 @@ import pytest
 from tests.faults.clients import (
     is_ready,
     mcp_request,
+    parked_total,
     poll,
+    proposals_and_cards,
     propose,
     send,
     until,
@@ -32,6 +34,26 @@ def during_the_outage(client, url, data, receiver, n) -> dict[str, httpx.Respons
         "mcp": mcp_request(client, url, data["sender"], "tools/list", {}),
         "readyz": client.get(url + "/readyz"),
     }
+
+
+def assert_unavailable(refused: list[tuple[str, httpx.Response]]) -> None:
+    for route, response in refused:
+        assert response.status_code == 503, (route, response.status_code, response.text)
+        assert response.headers["retry-after"] == "5", route
+        error = response.json()["error"]
+        if route == "mcp":  # a JSON-RPC error, the domain error in its data
+            error = error["data"]["error"]
+        assert error["code"] == ("not_ready" if route == "readyz" else "database_unavailable")
+
+
+def retry_what_was_refused(client, url, data, receiver, rounds: int) -> None:
+    """Nothing was half-written: each refused proposal and message is new when retried."""
+    for i in range(1, rounds + 1):
+        assert propose(client, url, data, f"during-{i}").status_code == 201
+        sent = send(
+            client, url, data["sender"], receiver["handle"], f"during {i}", f"send-during-{i}"
+        )
+        assert sent.status_code == 201
 
 
 @pytest.fixture
@@ -59,15 +81,7 @@ def test_a_postgres_outage_answers_503_and_every_worker_recovers_without_a_resta
             target=lambda: answers.append(poll(httpx.Client(timeout=60), url, parked["token"], 0))
         )
         waiter.start()
-        until(
-            lambda: (
-                sum(
-                    httpx.get(w.url + "/healthz").json()["parked_waits"] for w in deployment.workers
-                )
-                == 1
-            ),
-            "the agent to park",
-        )
+        until(lambda: parked_total(deployment) == 1, "the agent to park")
 
         postgres.stop()
         refused: list[tuple[str, httpx.Response]] = []
@@ -79,23 +93,11 @@ def test_a_postgres_outage_answers_503_and_every_worker_recovers_without_a_resta
             time.sleep(1)  # paces the clients: a round of requests a second
         postgres.start()
 
-        for route, response in refused:
-            assert response.status_code == 503, (route, response.status_code, response.text)
-            assert response.headers["retry-after"] == "5", route
-            error = response.json()["error"]
-            if route == "mcp":  # a JSON-RPC error, the domain error in its data
-                error = error["data"]["error"]
-            assert error["code"] == ("not_ready" if route == "readyz" else "database_unavailable")
+        assert_unavailable(refused)
 
         for worker in deployment.workers:
             until(lambda worker=worker: is_ready(worker.url), "the worker to be ready again")
-        # Nothing was half-written: each refused proposal and message is new now.
-        for i in range(1, n + 1):
-            assert propose(client, url, data, f"during-{i}").status_code == 201
-            sent = send(
-                client, url, data["sender"], receiver["handle"], f"during {i}", f"send-during-{i}"
-            )
-            assert sent.status_code == 201
+        retry_what_was_refused(client, url, data, receiver, n)
         assert (
             send(client, url, data["sender"], parked["handle"], "after", "after-0001").status_code
             == 201
@@ -106,10 +108,7 @@ def test_a_postgres_outage_answers_503_and_every_worker_recovers_without_a_resta
 
     assert [m["body"] for m in received["messages"]] == [f"during {i}" for i in range(1, n + 1)]
     assert [m["body"] for m in answers[0].json()["messages"]] == ["after"]
-    [(proposals,)] = postgres.query(
-        "SELECT count(*) FROM rooms_proposal WHERE room_id = %s", data["room_id"]
-    )
-    assert proposals == n + 1
+    assert proposals_and_cards(postgres, data["room_id"]) == (n + 1, n + 1)
     sequences = postgres.query(
         "SELECT sequence FROM rooms_roomevent WHERE room_id = %s ORDER BY sequence", data["room_id"]
     )

@@ -9,7 +9,14 @@ import httpx
 import pytest
 
 from agents.longpoll import PATH as WAIT_PATH
-from tests.faults.clients import SEND_PATH, bearer, health, proposal_body
+from tests.faults.clients import (
+    SEND_PATH,
+    bearer,
+    health,
+    parked_total,
+    proposal_body,
+    proposals_and_cards,
+)
 
 AGENTS = 200
 PROPOSALS = 20
@@ -49,10 +56,6 @@ async def agent(client, url: str, token: str, expected: int | None) -> list[dict
         received += page.json()["messages"]
         after = page.json()["next_after_sequence"]
     return received
-
-
-def parked_total(deployment) -> int:
-    return sum(health(worker.url)["parked_waits"] for worker in deployment.workers)
 
 
 async def test_a_worker_killed_mid_traffic_loses_and_doubles_nothing(crowd, deployment, services):
@@ -108,11 +111,6 @@ async def test_a_worker_killed_mid_traffic_loses_and_doubles_nothing(crowd, depl
     ] == []
     proposal_ids = {response.json()["proposal_id"] for response in answered[:PROPOSALS]}
     assert len(proposal_ids) == PROPOSALS
-    [(stored,)] = postgres.query("SELECT count(*) FROM rooms_proposal WHERE room_id = %s", room)
-    [(cards,)] = postgres.query(
-        "SELECT count(*) FROM rooms_roomevent WHERE room_id = %s AND type = 'proposal.created'",
-        room,
-    )
-    assert (stored, cards) == (PROPOSALS, PROPOSALS)
+    assert proposals_and_cards(postgres, room) == (PROPOSALS, PROPOSALS)
     for receiver, messages in zip(receivers[:MESSAGED], received, strict=True):
         assert [m["body"] for m in messages] == [f"for {receiver['handle']}"]
