@@ -20,7 +20,7 @@ from tests.faults.clients import (
     until,
 )
 
-TIMES = 10  # disconnects per path
+TIMES = 5  # disconnects per path
 DATABASE_THREADS = 4  # tests/faults/conftest.py gives each worker 4
 
 
