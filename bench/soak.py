@@ -154,6 +154,10 @@ def report(tally: Tally, world: dict, counts: dict, samples: dict, rss_end: list
     for n, seen in tally.seen_events.items():
         room_id = world["rooms"][n % 5]["id"]
         if seen != list(range(1, written[room_id] + 1)):
+            if not short:
+                print(
+                    f"viewer {n}: saw {seen[:3]}...{seen[-3:]} ({len(seen)}) of {written[room_id]}"
+                )
             short += 1
     lost = len(tally.sent - set(tally.received))
     doubled = sum(1 for count in tally.received.values() if count > 1)
