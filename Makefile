@@ -8,7 +8,7 @@ WORKERS ?= 1
 # Lines and branches of osfoundry, rooms and agents the suite must run (make test fails below).
 COVERAGE_FLOOR ?= 95
 
-.PHONY: run test lint fmt mutants check-python venv install install-dev browser serve
+.PHONY: run test lint fmt mutants check-python venv install install-dev browser proxy serve
 
 check-python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' || { \
@@ -35,6 +35,13 @@ browser:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null \
 	  || echo "Could not install chromium: the browser tests will fail until /usr/bin/chromium exists."; }
 
+# Debian's nginx for the tests that run deploy/nginx.conf in front of the workers.
+proxy:
+	@test -x /usr/sbin/nginx || { \
+	  echo "Installing Debian's nginx-light for the proxy tests..."; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light) >/dev/null \
+	  || echo "Could not install nginx-light: the proxy tests will fail until /usr/sbin/nginx exists."; }
+
 run: install
 	$(BIN)/python manage.py migrate --noinput -v0
 	$(BIN)/python manage.py collectstatic --noinput -v0
@@ -59,7 +66,7 @@ fmt: install-dev
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-test: install-dev browser
+test: install-dev browser proxy
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports

@@ -14,12 +14,13 @@ from urllib.parse import parse_qsl
 
 from pydantic import ValidationError
 
-from osfoundry import ratelimit
+from osfoundry import outage, ratelimit
 from osfoundry.auth import READ, Unauthenticated, authenticate_bearer, bearer_from_header
 from osfoundry.dbthreads import run_sync
 from osfoundry.disconnect import DisconnectWatcher
 from osfoundry.errors import DomainError, Forbidden, Invalid, describe_validation_error
 from osfoundry.http import Request, challenge_for, host_problem, origin_problem, send_json
+from osfoundry.outage import DATABASE_OUTAGE, unavailable
 
 from . import inbox, services
 from .models import AgentProfile
@@ -39,7 +40,11 @@ async def handle(scope, receive, send) -> None:
     request = Request(scope)
     raw = bearer_from_header(request.headers.get("authorization"))
     # Charged first, to the budget REST and MCP calls share: by token, else by client address.
-    key = await token_key(raw) if raw else None
+    try:
+        key = await token_key(raw) if raw else None
+    except DATABASE_OUTAGE as exc:
+        await refuse_outage(send, exc, [ratelimit.limit_header()])
+        return
     quota = await ratelimit.take(key or request.client_key)
     limit_headers = quota.headers()
     try:
@@ -65,6 +70,10 @@ async def handle(scope, receive, send) -> None:
             client=client,
             **arguments,
         )
+    except DATABASE_OUTAGE as exc:
+        client.stop()
+        await refuse_outage(send, exc, limit_headers)
+        return
     except DomainError as exc:
         client.stop()
         challenge = challenge_for(exc)
@@ -81,7 +90,16 @@ async def handle(scope, receive, send) -> None:
     written = not client.disconnected
     client.stop()
     if written:
+        await confirm(receipt)
+
+
+async def confirm(receipt) -> None:
+    try:
         await inbox.confirm_delivery(receipt)
+    except DATABASE_OUTAGE as exc:
+        # The page was delivered; the stored cursor stays, so the client's next poll without
+        # after_sequence gets these messages again (with after_sequence, nothing is lost).
+        unavailable(exc)
 
 
 # A token's key never changes (agents.tokens.connection_key), so each process remembers it per
@@ -125,6 +143,12 @@ def authorize(raw: str) -> tuple[AgentProfile, datetime | None]:
     principal.require(READ)
     profile = services.get_connected_profile(connection_key=principal.token_key)
     return profile, principal.expires_at
+
+
+async def refuse_outage(send, exc: BaseException, headers: list) -> None:
+    error = unavailable(exc)
+    body = {"error": error.as_dict()}
+    await reply(send, error.http_status, body, [outage.retry_after_header(), *headers])
 
 
 async def reply(send, status: int, data: dict, headers: list | None = None) -> None:

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/longpoll.py                          # everything, bounded in time
     .venv/bin/python bench/longpoll.py --sizes 200,2000 --no-two-process
+    .venv/bin/python bench/longpoll.py --sizes 200 --baseline-sizes "" --proxy
 
 For each size N: park N agents in wait_for_messages (N-1 idle ones in helper client processes,
 plus one target), then 20 times send one message to the target and time "committed -> client
@@ -14,7 +15,9 @@ Side by side, in the same run, the seeds' design: one threading.Condition + noti
 thread per waiter (ThreadingHTTPServer), parked and timed the same way; and the ratio.
 
 Then the two-process mode: two uvicorn processes on PostgreSQL + Redis, N idle agents spread
-over both, the target parked on one and every message sent through the other.
+over both, the target parked on one and every message sent through the other. With --proxy,
+the same two processes behind deploy/nginx.conf (tests/proxy.py starts Debian's nginx): every
+agent, the target and the sender go through nginx, which spreads them over both workers.
 
 The file-descriptor limit is raised to its hard limit with resource.setrlimit; a process cannot
 hold more connections than that, so a size above it is capped and the cap is printed.
@@ -37,6 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.proxy import start_nginx  # noqa: E402
 from tests.servers import free_port, start_uvicorn, stop_process, wait_until_ready  # noqa: E402
 
 WORK = ROOT / "var" / "bench-longpoll"
@@ -448,6 +452,26 @@ def run_case(label, mode, count, trials, servers, server_pids, agents_file, wait
     return row
 
 
+def run_behind_nginx(count, trials, ports, servers, agents_file):
+    """The two processes behind deploy/nginx.conf: everything goes through the proxy."""
+    nginx, url = start_nginx(WORK / "nginx", ports)
+    try:
+        proxy = ("127.0.0.1", int(url.rsplit(":", 1)[1]))
+        return run_case(
+            "osfoundry, 2 processes behind nginx",
+            "ours",
+            count,
+            trials,
+            [f"127.0.0.1:{proxy[1]}"],
+            [s.pid for s in servers],
+            agents_file,
+            proxy,
+            proxy,
+        )
+    finally:
+        stop_process(nginx)
+
+
 HEADER = f"{'case':<34} {'parked':>7} {'p50 ms':>9} {'p95 ms':>9} {'RSS MB':>8} {'idle CPU':>9}"
 
 
@@ -466,6 +490,7 @@ def main():
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--two-process-size", type=int, default=10_000)
     parser.add_argument("--no-two-process", action="store_true")
+    parser.add_argument("--proxy", action="store_true", help="also: 2 processes behind nginx")
     parser.add_argument(
         "--pg-url", default="postgres://postgres@127.0.0.1:5432/osfoundry_bench_longpoll"
     )
@@ -575,6 +600,8 @@ def main():
                     ("127.0.0.1", ports[1]),
                 )
             )
+            if args.proxy:
+                rows.append(run_behind_nginx(count, args.trials, ports, servers, agents_file))
         finally:
             for s in servers:
                 stop_process(s)

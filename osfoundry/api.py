@@ -4,6 +4,7 @@ from functools import wraps
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.shortcuts import render
 from django.utils.csp import CSP
 from django.views.decorators.csp import csp_override
@@ -19,6 +20,7 @@ from rooms.api import router as rooms_router
 from .auth import Unauthenticated
 from .errors import DomainError, describe_validation_error
 from .http import challenge_for, json_content_type_problem
+from .outage import RETRY_AFTER_S, unavailable
 
 
 class API(NinjaAPI):
@@ -133,6 +135,14 @@ def domain_error(request, exc: DomainError):
     challenge = challenge_for(exc)
     headers = {"WWW-Authenticate": challenge} if challenge else {}
     return error_response(request, exc.http_status, exc.as_dict(), headers)
+
+
+@api.exception_handler(OperationalError)
+@api.exception_handler(InterfaceError)
+def database_outage(request, exc):
+    response = domain_error(request, unavailable(exc))
+    response["Retry-After"] = str(RETRY_AFTER_S)
+    return response
 
 
 @api.exception_handler(AuthenticationError)

@@ -18,6 +18,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from agents import longpoll  # noqa: E402
 from agents.routing import websocket_urlpatterns as messages_websockets  # noqa: E402
+from osfoundry import health, shutdown  # noqa: E402
 from osfoundry.checks import start_up_problems  # noqa: E402
 from osfoundry.http import (  # noqa: E402
     MAX_HEADER_BYTES,
@@ -51,6 +52,8 @@ def http(scope, receive, send):
         return mcp_app(scope, receive, send)
     if longpoll.matches(scope):
         return longpoll.handle(scope, receive, send)
+    if health.matches(scope):
+        return health.handle(scope, receive, send)
     return django_asgi(scope, receive, send)
 
 
@@ -67,6 +70,8 @@ async def lifespan(scope, receive, send):
             # The engine that checks proposed apps (rooms/jsengine.py) takes ~150 ms to start:
             # pay that now, in a thread of its own, not in the first proposal.
             warm_in_background()
+            # SIGTERM answers parked long-polls at once instead of cutting them.
+            shutdown.watch_signals()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             await send({"type": "lifespan.shutdown.complete"})

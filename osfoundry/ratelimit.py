@@ -7,6 +7,10 @@ interface. A fixed window (the clock's minute by default). With REDIS_URL the co
 Redis (INCR + EXPIRE), so every worker process draws from the same budget; without it, in this
 process's memory. `take` is for the async routes, `take_sync` for Django's request threads; both
 count in the same place.
+
+While Redis is unreachable (stopped, restarting; a call waits at most a second for it) calls are
+neither refused nor let through uncounted: each process counts in its own memory for that
+window, so a caller gets at most RATE_LIMIT per worker until Redis answers again.
 """
 
 import asyncio
@@ -90,6 +94,8 @@ class LocalCounter:
 
 
 local = LocalCounter()
+# A Redis that hangs (rather than refusing) must not hang every call: count locally instead.
+REDIS_TIMEOUT_S = 1
 # One async client per event loop: a redis.asyncio connection belongs to the loop that opened it.
 _redis_clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 # One blocking client per URL for Django's request threads (its connection pool is thread-safe).
@@ -103,7 +109,11 @@ def redis_client():
     loop = asyncio.get_running_loop()
     client = _redis_clients.get(loop)
     if client is None:
-        client = redis.Redis.from_url(settings.REDIS_URL)
+        client = redis.Redis.from_url(
+            settings.REDIS_URL,
+            socket_connect_timeout=REDIS_TIMEOUT_S,
+            socket_timeout=REDIS_TIMEOUT_S,
+        )
         _redis_clients[loop] = client
     return client
 
@@ -115,7 +125,9 @@ def sync_redis_client():
     with _sync_lock:
         client = _sync_clients.get(url)
         if client is None:
-            client = _sync_clients[url] = redis.Redis.from_url(url)
+            client = _sync_clients[url] = redis.Redis.from_url(
+                url, socket_connect_timeout=REDIS_TIMEOUT_S, socket_timeout=REDIS_TIMEOUT_S
+            )
     return client
 
 
@@ -163,7 +175,7 @@ async def take(key: str) -> Quota:
         used = int(value)
     except Exception:
         # Redis down: keep serving with this process's own count rather than fail every call.
-        logger.exception("rate limit: Redis unavailable, counting in process")
+        logger.warning("rate limit: Redis unavailable, counting in process", exc_info=False)
         used = local.incr(key, window.index)
     return window.quota(used)
 
@@ -181,6 +193,6 @@ def take_sync(key: str) -> Quota:
         value, _ = pipe.execute()
         used = int(value)
     except Exception:
-        logger.exception("rate limit: Redis unavailable, counting in process")
+        logger.warning("rate limit: Redis unavailable, counting in process", exc_info=False)
         used = local.incr(key, window.index)
     return window.quota(used)

@@ -118,6 +118,22 @@ def sqlite_database(path: Path) -> dict:
     }
 
 
+# channels_redis waits for a websocket's next message with BZPOPMIN blocking 5 s in Redis;
+# redis-py 8 gives up reading after 5 s by default, so an idle feed's wait could time out just
+# before Redis answered, and the consumer died with its websocket (seen in bench/soak.py).
+CHANNEL_LAYER_READ_TIMEOUT_S = 15
+
+
+def redis_channel_layer(url: str, prefix: str) -> dict:
+    return {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {
+            "hosts": [{"address": url, "socket_timeout": CHANNEL_LAYER_READ_TIMEOUT_S}],
+            "prefix": prefix,
+        },
+    }
+
+
 def load_secret_key(debug: bool, production: bool) -> str:
     key = env_str("SECRET_KEY")
     if key:
@@ -282,12 +298,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 if REDIS_URL:
     if urlsplit(REDIS_URL).scheme not in {"redis", "rediss", "unix"}:
         raise ImproperlyConfigured("REDIS_URL must start with redis://, rediss:// or unix://.")
-    CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": REDIS_PREFIX},
-        }
-    }
+    CHANNEL_LAYERS = {"default": redis_channel_layer(REDIS_URL, REDIS_PREFIX)}
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
@@ -348,13 +359,15 @@ MAILERS = {
 }
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "osfoundry@localhost")
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+CACHES: dict[str, dict] = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Redis down is a cache miss, not a 500 (osfoundry/cache.py).
+            "BACKEND": "osfoundry.cache.ForgivingRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": REDIS_PREFIX,
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }
     }
 

@@ -7,6 +7,9 @@ from .api import api, not_found
 from .mcp import metadata
 from .mcp.protocol import EXTERNAL_MCP_PATH, MCP_PATH, metadata_path
 
+# A database outage answers 503 with Retry-After, not Django's 500 page (osfoundry/outage.py).
+handler500 = "osfoundry.outage.server_error"
+
 urlpatterns = [
     path(
         metadata_path(MCP_PATH).lstrip("/"),

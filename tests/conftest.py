@@ -26,7 +26,10 @@ def _close_kept_connections(django_db_setup, django_db_blocker):
     # Whatever thread of an in-process live server is left (Django streams a file through a
     # thread of its own) may still hold one: end those sessions, on PostgreSQL only.
     connection = connections["default"]
-    if connection.vendor == "postgresql":
+    # Only when a test database was set up: a run of tests that use none (tests/faults) has
+    # nothing to end, and the configured database itself may not exist.
+    is_test_database = connection.settings_dict["NAME"] == connection.creation._get_test_db_name()
+    if connection.vendor == "postgresql" and is_test_database:
         with django_db_blocker.unblock(), connection.cursor() as cursor:
             cursor.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
@@ -148,6 +151,24 @@ def room(room_factory, member, agent):
 def token_factory():
     def create(user, scopes="osfoundry:read osfoundry:write"):
         return create_access_token(user=user, scopes=scopes)[1]
+
+    return create
+
+
+@pytest.fixture
+def agent_token(project, token_factory):
+    """A (raw token, profile) pair: the token's connection has claimed `handle`."""
+    from agents.services import claim_connected_profile
+    from osfoundry.auth import authenticate_bearer
+
+    def create(user, handle):
+        project.members.add(user)
+        raw = token_factory(user)
+        principal = authenticate_bearer(raw)
+        profile = claim_connected_profile(
+            user=user, connection_key=principal.token_key, handle=handle
+        ).profile
+        return raw, profile
 
     return create
 

@@ -41,8 +41,10 @@ from osfoundry.http import (
     send_json,
     www_authenticate,
 )
+from osfoundry.outage import DATABASE_OUTAGE, retry_after_header, unavailable
 
 from .jsonrpc import (
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
@@ -135,6 +137,10 @@ class MCPApp:
             status, answer, headers, ctx = await self.handle(request, body, watcher)
         except Reply as reply:
             status, answer, headers = reply.status, reply.body, reply.headers
+        except DATABASE_OUTAGE as exc:
+            error = unavailable(exc)
+            status, headers = error.http_status, [retry_after_header()]
+            answer = rpc_error(None, INTERNAL_ERROR, error.message, {"error": error.as_dict()})
         try:
             if watcher is not None and watcher.disconnected:
                 return  # nobody to answer; after_response callbacks never run
@@ -268,8 +274,9 @@ class MCPApp:
                 data = await task
             else:
                 data = await run_sync(cast(Callable[..., dict], tool.handler), ctx, args)
-        except (Unauthenticated, InsufficientScope):
-            raise  # an HTTP answer with its challenge, not a tool result (call_tool)
+        except (Unauthenticated, InsufficientScope, *DATABASE_OUTAGE):
+            # An HTTP answer (a challenge, a 503 with Retry-After), not a tool result.
+            raise
         except DomainError as exc:
             return tool_result({"error": exc.as_dict()}, is_error=True)
         except asyncio.CancelledError:

@@ -35,12 +35,14 @@ class Registry:
         self._latest: dict[str, int] = {}
         self.generation = 0  # moves on every "unknown again", so a read never undoes one
         self.is_reliable: Callable[[], bool] = lambda: True
+        self.is_draining = False
 
     def register(self, keys: Iterable[str]) -> Waiter:
         """Park under `keys`. A caller whose client may leave wakes the waiter when it does
         (wake_local): nothing here polls thousands of parked clients."""
         waiter = Waiter(tuple(keys), asyncio.get_running_loop())
         with self._lock:
+            waiter.is_expired = self.is_draining
             for key in waiter.keys:
                 self._waiters[key].add(waiter)
         if self._on_register is not None:
@@ -76,6 +78,17 @@ class Registry:
             targets = {w for bucket in self._waiters.values() for w in bucket}
         for waiter in targets:
             waiter.wake()
+        return len(targets)
+
+    def drain(self) -> int:
+        """Graceful shutdown (osfoundry/shutdown.py): every parked wait ends now with what it
+        has (usually nothing), as at its timeout, and every later one ends at once, so the
+        server can close its connections without cutting a long-poll."""
+        with self._lock:
+            self.is_draining = True
+            targets = {w for bucket in self._waiters.values() for w in bucket}
+        for waiter in targets:
+            waiter.expire()
         return len(targets)
 
     def _learn(self, key: str, hints: list | None) -> None:

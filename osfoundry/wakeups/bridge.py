@@ -17,6 +17,7 @@ logger = logging.getLogger(__name__)
 
 
 MAX_HINT_BYTES = 64 * 1024
+MAX_BACKOFF_S = 2.0  # between subscription attempts while Redis is unreachable
 
 
 class RedisBridge:
@@ -136,4 +137,8 @@ class RedisBridge:
                 with contextlib.suppress(Exception):
                     await client.aclose()
             await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, 5.0)
+            backoff = min(backoff * 2, MAX_BACKOFF_S)
+            # While Redis is down, other workers' wake-ups are lost: parked waits look in the
+            # database at every retry instead, so a message sent meanwhile reaches its waiter
+            # within MAX_BACKOFF_S (tests/faults/test_redis_restart.py).
+            self.target.wake_all_local()

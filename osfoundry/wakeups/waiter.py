@@ -15,12 +15,14 @@ class Waiter:
     A timeout resolves the future with False instead of raising: an idle re-poll every 50 s
     from 20,000 agents must not leave exception and traceback cycles for the collector."""
 
-    __slots__ = ("keys", "loop", "hints", "_woken", "_future")
+    __slots__ = ("keys", "loop", "hints", "is_expired", "_woken", "_future")
 
     def __init__(self, keys: tuple[str, ...], loop: asyncio.AbstractEventLoop):
         self.keys = keys
         self.loop = loop
         self.hints: list = []  # filled under the registry lock, taken with take_hints()
+        # The server is shutting down: every wait ends at once, as if its time were up.
+        self.is_expired = False
         self._woken = False  # woken while not waiting: the next wait returns at once
         self._future: asyncio.Future | None = None
 
@@ -35,6 +37,18 @@ class Waiter:
         if self.loop.is_closed():
             return
         self.loop.call_soon_threadsafe(self._set)
+
+    def expire(self) -> None:
+        """End this wait and every later one now, as a timeout would (graceful shutdown)."""
+        if self.loop.is_closed():
+            return
+        self.loop.call_soon_threadsafe(self._expire)
+
+    def _expire(self) -> None:
+        self.is_expired = True
+        future = self._future
+        if future is not None and not future.done():
+            future.set_result(False)
 
     def _set(self) -> None:
         future = self._future
@@ -52,6 +66,8 @@ class Waiter:
         if self._woken:
             self._woken = False
             future.set_result(True)
+        elif self.is_expired:
+            future.set_result(False)
         else:
             Deadlines.of(self.loop).add(future, timeout)
         return future

@@ -46,21 +46,3 @@ def channel_factory(project):
         return create_channel(project=project, name=name, members=members)
 
     return create
-
-
-@pytest.fixture
-def agent_token(project, token_factory):
-    """A (raw token, profile) pair: the token's connection has claimed `handle`."""
-    from agents.services import claim_connected_profile
-    from osfoundry.auth import authenticate_bearer
-
-    def create(user, handle):
-        project.members.add(user)
-        raw = token_factory(user)
-        principal = authenticate_bearer(raw)
-        profile = claim_connected_profile(
-            user=user, connection_key=principal.token_key, handle=handle
-        ).profile
-        return raw, profile
-
-    return create

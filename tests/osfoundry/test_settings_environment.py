@@ -76,7 +76,7 @@ def test_production_runs_on_postgresql_and_redis():
         REDIS_URL="redis://cache:6379/1",
     )
     assert found["engine"] == "django.db.backends.postgresql"
-    assert found["cache"] == "django.core.cache.backends.redis.RedisCache"
+    assert found["cache"] == "osfoundry.cache.ForgivingRedisCache"
     assert found["layer"] == "channels_redis.core.RedisChannelLayer"
 
 

@@ -1,0 +1,60 @@
+"""The database cannot be reached (stopped, restarting, failing over): every interface answers
+503 with Retry-After and a JSON error, never a 500 or a traceback, and the client retries.
+
+Nothing is half-written: a service that writes runs in one transaction, which the database
+rolls back when the connection breaks. Once it is back, each worker reconnects on its own:
+Django's request threads open a connection per request, and the kept connections of the async
+routes' threads are checked before use (CONN_HEALTH_CHECKS, osfoundry/dbthreads.py).
+
+Interfaces map it once each: the REST API (osfoundry/api.py), Django's other pages
+(server_error below, handler500), the REST long-poll (agents/longpoll.py) and the MCP endpoint
+(osfoundry/mcp/protocol.py).
+"""
+
+import logging
+import sys
+
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, JsonResponse
+from django.views.defaults import server_error as django_server_error
+
+from .errors import DomainError
+
+# psycopg's "connection refused", "server closed the connection unexpectedly", "terminating
+# connection due to administrator command" (OperationalError); a connection Django already
+# closed (InterfaceError). SQLite's "database is locked" is an OperationalError too: retrying
+# later is the right answer to it as well.
+DATABASE_OUTAGE = (OperationalError, InterfaceError)
+RETRY_AFTER_S = 5
+
+logger = logging.getLogger(__name__)
+
+
+class DatabaseUnavailable(DomainError):
+    code = "database_unavailable"
+    http_status = 503
+
+    def __init__(self):
+        super().__init__(f"The database is unreachable for now; retry in {RETRY_AFTER_S} s")
+
+
+def unavailable(exc: BaseException) -> DatabaseUnavailable:
+    """The answer to a database outage, logged once, without the traceback."""
+    logger.warning("database unreachable: %s", str(exc).strip().splitlines()[:1])
+    return DatabaseUnavailable()
+
+
+def retry_after_header() -> tuple[bytes, bytes]:
+    return (b"retry-after", str(RETRY_AFTER_S).encode())
+
+
+def server_error(request: HttpRequest):
+    """handler500: a database outage is a 503 with Retry-After; anything else Django's 500."""
+    exc = sys.exc_info()[1]
+    if isinstance(exc, DATABASE_OUTAGE):
+        error = unavailable(exc)
+        response = JsonResponse({"error": error.as_dict()}, status=503)
+        response["Retry-After"] = str(RETRY_AFTER_S)
+        response["Cache-Control"] = "no-store"
+        return response
+    return django_server_error(request)
