@@ -384,3 +384,7 @@ DATABASE_THREADS = env_int(env_renamed("DATABASE_THREADS", "MCP_DATABASE_THREADS
 DATABASE_THREAD_CONN_MAX_AGE = env_int(
     env_renamed("DATABASE_THREAD_CONN_MAX_AGE", "MCP_CONN_MAX_AGE"), 300
 )
+
+# Threads (per process) that serve git over HTTP (rooms/gitserver.py): each push or clone holds
+# one while it runs, with its own database connection.
+GIT_THREADS = env_int("GIT_THREADS", 10, minimum=1)

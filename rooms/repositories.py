@@ -1,0 +1,183 @@
+"""Repositories of a project: who reaches them over git, what a pushed commit must be, and the
+versions pinned from branch tips. The git server (rooms/gitserver.py) and the operator's
+`import_repo_version` (rooms/gitimport.py) both pin versions through `pin_version`.
+"""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from django.db import IntegrityError, transaction
+from dulwich.objects import Blob, Commit, ShaFile, Tree
+
+from osfoundry.auth import READ, WRITE, Principal, User
+from osfoundry.errors import Invalid, NotFound
+
+from . import runchecks
+from .gitstore import DatabaseRefs
+from .models import Project, Repository, RepositoryVersion
+from .snippets import file_problems, version_app_files
+
+# Limits of a push, as the issue sets them: large apps, not large binaries.
+MAX_PUSH_BYTES = 50 * 1024 * 1024
+MAX_TREE_FILES = 5_000
+MAX_FILE_BYTES = 1_000_000
+MAX_MESSAGE_CHARS = 2_000
+REPOSITORY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+SUBMODULE = 0o160000
+
+
+# ---------------------------------------------------------------------------------------------
+# Who reaches a repository over git
+
+
+def open_git_repository(
+    *, principal: Principal, project_name: str, repository_name: str, push: bool
+) -> Repository:
+    """The repository a fetch (`push=False`) or push reaches. Members of the project fetch and
+    push; owners of its Rooms fetch (they review its versions). Everyone else gets NotFound,
+    as for a repository that does not exist. A push to a missing name creates the repository
+    (push-to-create), for members with the write scope only."""
+    user = principal.user
+    project = Project.objects.filter(name=project_name).first()
+    is_member = project is not None and project.members.filter(pk=user.pk).exists()
+    can_read = project is not None and (is_member or project.rooms.filter(owner=user).exists())
+    repository = (
+        project.repositories.filter(name=repository_name).first() if project and can_read else None
+    )
+    if not can_read or (repository is None and not (push and is_member)):
+        raise NotFound(f"Repository {project_name}/{repository_name} not found", field="repository")
+    principal.require(WRITE if push else READ)
+    if push and not is_member:
+        raise NotFound(f"Repository {project_name}/{repository_name} not found", field="repository")
+    assert project is not None
+    return repository or create_repository(project=project, name=repository_name, created_by=user)
+
+
+def create_repository(*, project: Project, name: str, created_by: User | None) -> Repository:
+    if not REPOSITORY_NAME.fullmatch(name) or name.endswith(".git"):
+        raise Invalid(
+            f"repository: {name!r} is not a valid name; use letters, digits, '.', '_' and '-' "
+            "(at most 100, starting with a letter or digit)",
+            field="repository",
+        )
+    try:
+        with transaction.atomic():
+            repository = Repository.objects.create(
+                project=project, name=name, created_by=created_by
+            )
+            DatabaseRefs(repository.pk).set_symbolic_ref(b"HEAD", b"refs/heads/main")
+    except IntegrityError:  # two first pushes at once: both use the one created
+        return Repository.objects.get(project=project, name=name)
+    return repository
+
+
+# ---------------------------------------------------------------------------------------------
+# What a commit must be
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    commit_hash: str
+    message: str
+    author: str
+    files: dict[str, str | None]  # None: binary, listed but not stored as text
+
+
+def read_snapshot(lookup: Callable[[bytes], ShaFile], commit_sha: bytes) -> Snapshot:
+    """The files of a commit, read with `lookup` (sha -> object); Invalid past the limits."""
+    commit = lookup(commit_sha)
+    if not isinstance(commit, Commit):
+        raise Invalid(f"{commit_sha.decode()} is not a commit", field="ref")
+    files: dict[str, str | None] = {}
+    pending: list[tuple[str, bytes]] = [("", commit.tree)]
+    while pending:
+        prefix, tree_sha = pending.pop()
+        tree = lookup(tree_sha)
+        assert isinstance(tree, Tree)
+        for entry in tree.iteritems():
+            path = prefix + entry.path.decode("utf-8", errors="replace")
+            if entry.mode == SUBMODULE:
+                continue  # submodules are not part of a pinned version's files
+            if entry.mode & 0o040000:
+                pending.append((path + "/", entry.sha))
+                continue
+            blob = lookup(entry.sha)
+            assert isinstance(blob, Blob)
+            if (size := len(blob.data)) > MAX_FILE_BYTES:
+                raise Invalid(
+                    f"{path}: {size} bytes, at most {MAX_FILE_BYTES} per file; keep large "
+                    "files out of the repository",
+                    field="files",
+                )
+            files[path] = decode_text(blob.data)
+            if len(files) > MAX_TREE_FILES:
+                raise Invalid(
+                    f"more than {MAX_TREE_FILES} files in the tree of "
+                    f"{commit_sha.decode()[:12]}; at most {MAX_TREE_FILES}",
+                    field="files",
+                )
+    return Snapshot(
+        commit_hash=commit_sha.decode(),
+        message=commit.message.decode("utf-8", errors="replace").strip()[:MAX_MESSAGE_CHARS],
+        author=commit.author.decode("utf-8", errors="replace")[:300],
+        files=dict(sorted(files.items())),
+    )
+
+
+def decode_text(data: bytes) -> str | None:
+    if b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Versions
+
+
+@dataclass(frozen=True)
+class PinnedVersion:
+    version: RepositoryVersion
+    created: bool
+    problems: list[str] = field(default_factory=list)  # why it cannot run in the Room
+
+    def report(self) -> list[str]:
+        """The lines the pusher reads (git prints each as `remote: …`)."""
+        version = self.version
+        head = f"version {version.pk} of {version.ref or version.short_hash} ({version.short_hash})"
+        if not self.problems:
+            return [f"{head}: runs in the Room; propose it with propose_room_repo_app"]
+        return [f"{head}: cannot run in the Room:"] + [f"  {p}" for p in self.problems[:10]]
+
+
+def pin_version(*, repository: Repository, snapshot: Snapshot, ref: str) -> PinnedVersion:
+    """Pin a commit as a version (once per commit: a second push of it is the same version),
+    with the snippet rules and the Room's runnability check applied to what the Room runs."""
+    version, created = RepositoryVersion.objects.get_or_create(
+        repository=repository,
+        commit_hash=snapshot.commit_hash,
+        defaults={
+            "ref": ref[:200],
+            "message": snapshot.message,
+            "author": snapshot.author,
+            "files": snapshot.files,
+        },
+    )
+    problems = version_problems(version)
+    if version.is_runnable != (not problems):
+        version.is_runnable = not problems
+        version.save(update_fields=["is_runnable"])
+    return PinnedVersion(version=version, created=created, problems=problems)
+
+
+def version_problems(version: RepositoryVersion) -> list[str]:
+    """The snippet rules on the files the Room runs (src/), then the runnability check."""
+    problems: list[str] = []
+    for path, text in version_app_files(version).items():
+        problems.extend(str(problem) for problem in file_problems(path, text))
+    if problems:
+        return problems
+    return [str(problem) for problem in runchecks.check_version(version).problems]
