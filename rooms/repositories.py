@@ -6,14 +6,17 @@ versions pinned from branch tips. The git server (rooms/gitserver.py) and the op
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from django.db import IntegrityError, transaction
 from dulwich.objects import Blob, Commit, ShaFile, Tree
 
-from osfoundry.auth import READ, WRITE, Principal, User
+from osfoundry.auth import READ, WRITE, AnyUser, Principal, User
 from osfoundry.errors import Invalid, NotFound
+from osfoundry.schemas import MAX_PAGE
 
 from . import runchecks
+from .access import get_room_for_user
 from .gitstore import DatabaseRefs
 from .models import Project, Repository, RepositoryVersion
 from .snippets import file_problems, version_app_files
@@ -181,3 +184,40 @@ def version_problems(version: RepositoryVersion) -> list[str]:
     if problems:
         return problems
     return [str(problem) for problem in runchecks.check_version(version).problems]
+
+
+# ---------------------------------------------------------------------------------------------
+# What agents read
+
+# Versions listed per repository: enough to find the one just pushed.
+LISTED_VERSIONS = 3
+
+
+def git_path(repository: Repository) -> str:
+    return f"/git/{quote(repository.project.name)}/{quote(repository.name)}.git"
+
+
+def list_room_repositories(user: AnyUser, room_id: str, *, origin: str) -> list[dict]:
+    """The repositories of a Room's project with their clone URL and latest versions, newest
+    first (what propose_room_repo_app needs)."""
+    room = get_room_for_user(user, room_id, agent=True)
+    repositories = room.project.repositories.select_related("project")[:MAX_PAGE]
+    return [
+        {
+            "repository_id": str(repository.pk),
+            "name": repository.name,
+            "clone_url": origin + git_path(repository),
+            "latest_versions": [
+                {
+                    "version_id": str(version.pk),
+                    "commit": version.commit_hash,
+                    "ref": version.ref,
+                    "message": version.message.partition("\n")[0][:200],
+                    "pushed_at": version.imported_at.isoformat(),
+                    "runnable": version.is_runnable,
+                }
+                for version in repository.versions.order_by("-imported_at")[:LISTED_VERSIONS]
+            ],
+        }
+        for repository in repositories
+    ]
