@@ -13,6 +13,29 @@ from osfoundry.errors import Invalid
 from . import revisions
 from .diffs import diff_files
 from .models import Proposal
+from .snippets import version_app_files
+
+
+def card_files(proposal: Proposal) -> dict[str, str]:
+    """The files a card shows for review: a snippet's, or what the Room runs of a repository
+    version (its src/ folder), as it would show a snippet."""
+    if proposal.kind == Proposal.Kind.SNIPPET:
+        return proposal.files
+    assert proposal.repository_version is not None  # a database constraint
+    return version_app_files(proposal.repository_version)
+
+
+def repo_review_context(proposal: Proposal) -> dict:
+    version = proposal.repository_version
+    assert version is not None
+    return {
+        "line": [proposal],
+        "comments": [],
+        "diffs": [],
+        "file_hashes": {path: file_hash(text) for path, text in card_files(proposal).items()},
+        # Marks live per repository: a file keeps its mark in the next version while unchanged.
+        "viewed_key": f"repo-{version.repository_id}",
+    }
 
 
 def file_hash(text: str | None) -> str:
