@@ -85,7 +85,8 @@ def test_an_mcp_proposal_result_carries_its_absolute_review_url_and_warnings(
         tool["name"] for tool in rpc(asgi_server.mcp_url, "tools/list").json()["result"]["tools"]
     }
     named = set(re.findall(r"\b[a-z]+(?:_[a-z]+)+\b", data["next_step"] + data["warnings"][0]))
-    assert named - {"review_url", "after_sequence"} <= tools
+    # Besides tool names: fields and an event type the text names.
+    assert named - {"review_url", "after_sequence", "changes_requested"} <= tools
 
 
 def test_review_url_is_on_the_public_origin_when_one_is_set(
