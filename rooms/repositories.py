@@ -18,7 +18,7 @@ from osfoundry.schemas import MAX_PAGE
 from . import runchecks
 from .access import get_room_for_user
 from .gitstore import DatabaseRefs
-from .models import Project, Repository, RepositoryVersion
+from .models import Project, Proposal, Repository, RepositoryVersion, Room
 from .snippets import file_problems, version_app_files
 
 # Limits of a push, as the issue sets them: large apps, not large binaries.
@@ -184,6 +184,40 @@ def version_problems(version: RepositoryVersion) -> list[str]:
     if problems:
         return problems
     return [str(problem) for problem in runchecks.check_version(version).problems]
+
+
+# ---------------------------------------------------------------------------------------------
+# Updates of apps from a repository
+
+
+def repo_update_target(room: Room, version: RepositoryVersion) -> tuple[dict, dict] | None:
+    """A version of a repository the Room already runs one app from updates that app (its card
+    shows the diff between the two versions): (its proposal fields, what its content hash
+    binds besides the version). A first version, or a repository behind several
+    apps, makes a new app. The same version again is refused: nothing to review."""
+    apps = [
+        app
+        for app in room.apps.filter(position__isnull=False).select_related(
+            "proposal__repository_version"
+        )
+        if app.proposal.kind == Proposal.Kind.REPO
+        and app.proposal.repository_version is not None
+        and app.proposal.repository_version.repository_id == version.repository_id
+    ]
+    if len(apps) != 1:
+        return None
+    app = apps[0]
+    if app.proposal.repository_version_id == version.pk:
+        raise Invalid(
+            f"version_id: “{app.name}” rev {app.revision} already runs this version; push a new "
+            "commit and propose that version",
+            code="unchanged",
+            field="version_id",
+        )
+    return (
+        {"app": app, "base_revision": app.revision},  # the proposal's fields
+        {"update_of": str(app.pk), "base_revision": app.revision},  # what its hash binds
+    )
 
 
 # ---------------------------------------------------------------------------------------------
