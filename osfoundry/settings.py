@@ -362,6 +362,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
+    # dulwich logs every git request's capabilities at INFO: the access log says enough.
+    "loggers": {"dulwich": {"level": "WARNING"}},
 }
 
 # Product limits (documented in README "Limits").

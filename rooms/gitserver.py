@@ -23,7 +23,7 @@ from dulwich.objects import ShaFile
 from dulwich.pack import PackStreamCopier
 from dulwich.protocol import SIDE_BAND_CHANNEL_PROGRESS
 from dulwich.server import Backend, ReceivePackHandler, UploadPackHandler
-from dulwich.web import HTTPGitApplication
+from dulwich.web import GunzipFilter, HTTPGitApplication
 
 from osfoundry.auth import Principal, authenticate_bearer
 from osfoundry.errors import DomainError, Invalid
@@ -93,9 +93,12 @@ def serve(environ, start_response) -> Iterator[bytes]:
     # pushes over 1 MiB would fail while git prints "Everything up-to-date".
     if environ.get("HTTP_TRANSFER_ENCODING", "").lower() == "chunked":
         del environ["HTTP_TRANSFER_ENCODING"]
-    app = HTTPGitApplication(
-        SingleRepositoryBackend(repository, principal),
-        handlers={b"git-upload-pack": UploadPackHandler, b"git-receive-pack": PushHandler},
+    # Gunzip: git compresses large fetch requests (many `have` lines).
+    app = GunzipFilter(
+        HTTPGitApplication(
+            SingleRepositoryBackend(repository, principal),
+            handlers={b"git-upload-pack": UploadPackHandler, b"git-receive-pack": PushHandler},
+        )
     )
     yield from coalesced(app, environ, start_response)
 
@@ -238,9 +241,11 @@ class PushHandler(ReceivePackHandler):
             yield ref, b"rejected by policy"
 
     def _drain(self) -> None:
-        # Read what the client still sends, so it reads our answer instead of a broken pipe.
-        while self.proto.read(WRITE_CHUNK):
-            pass
+        # Read what the client still sends, so it reads our answer instead of a broken pipe;
+        # up to twice the limit, so a client that never stops sending cannot hold a thread.
+        left = 2 * repositories.MAX_PUSH_BYTES
+        while left > 0 and (data := self.proto.read(min(WRITE_CHUNK, left))):
+            left -= len(data)
 
     def _say(self, line: str) -> None:
         if self.has_capability(b"side-band-64k"):

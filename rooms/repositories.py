@@ -99,7 +99,7 @@ def read_snapshot(lookup: Callable[[bytes], ShaFile], commit_sha: bytes) -> Snap
         tree = lookup(tree_sha)
         assert isinstance(tree, Tree)
         for entry in tree.iteritems():
-            path = prefix + entry.path.decode("utf-8", errors="replace")
+            path = prefix + stored_text(entry.path)
             if entry.mode == SUBMODULE:
                 continue  # submodules are not part of a pinned version's files
             if entry.mode & 0o040000:
@@ -122,10 +122,15 @@ def read_snapshot(lookup: Callable[[bytes], ShaFile], commit_sha: bytes) -> Snap
                 )
     return Snapshot(
         commit_hash=commit_sha.decode(),
-        message=commit.message.decode("utf-8", errors="replace").strip()[:MAX_MESSAGE_CHARS],
-        author=commit.author.decode("utf-8", errors="replace")[:300],
+        message=stored_text(commit.message).strip()[:MAX_MESSAGE_CHARS],
+        author=stored_text(commit.author)[:300],
         files=dict(sorted(files.items())),
     )
+
+
+def stored_text(data: bytes) -> str:
+    # A commit may carry any bytes; no database stores NUL (PostgreSQL refuses it).
+    return data.decode("utf-8", errors="replace").replace("\0", "\N{REPLACEMENT CHARACTER}")
 
 
 def decode_text(data: bytes) -> str | None:
