@@ -179,3 +179,22 @@ def test_a_push_over_a_limit_is_refused_with_its_line(
     result = git(work, "push", setup.url(setup.write_token), "main", home=setup.home, check=False)
     assert result.returncode != 0 and expected in result.stderr
     assert not GitObject.objects.exists() and not RepositoryVersion.objects.exists()
+
+
+def test_a_force_push_moves_the_branch_but_keeps_the_pinned_version(setup, tmp_path, files):
+    work = tmp_path / "work"
+    work.mkdir()
+    git(work, "init", "-q", "-b", "main", home=setup.home)
+    write_files(work, files)
+    first = commit_all(work, setup.home, "first")
+    url = setup.url(setup.write_token)
+    git(work, "push", url, "main", home=setup.home)
+    git(work, "commit", "-q", "--amend", "-m", "rewritten", home=setup.home)
+    rewritten = git(work, "rev-parse", "HEAD", home=setup.home).stdout.strip()
+    refused = git(work, "push", url, "main", home=setup.home, check=False)
+    assert refused.returncode != 0  # git itself refuses a non-fast-forward without --force
+    git(work, "push", "--force", url, "main", home=setup.home)
+    assert GitRef.objects.get(name="refs/heads/main").value == rewritten
+    versions = RepositoryVersion.objects.order_by("imported_at")
+    assert [v.commit_hash for v in versions] == [first, rewritten]
+    assert GitObject.objects.filter(sha=first).exists()  # objects are never deleted
