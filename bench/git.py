@@ -7,7 +7,9 @@ osfoundry.asgi:application on its own SQLite database (var/bench-git.sqlite3, re
 DATABASE_URL is set; the anchor is `git http-backend` run as CGI per request behind a2wsgi (a
 small bridge, bench_git_backend below) on a bare repository on disk. Each run pushes the app to a
 new repository and clones it back, with Debian's `git`; the table shows the median and the
-spread. Goal: ours within 2× the anchor.
+spread. Goal: ours within 2× the anchor. A push pins the version and runs the Room's runnability
+check on its src/ (every code file compiled, as the frame would); `--git-only` puts the files
+in lib/, so the push times git and the database alone.
 """
 
 import argparse
@@ -32,8 +34,9 @@ from tests.rooms.gitclient import git, git_env, write_files  # noqa: E402
 from tests.servers import start_uvicorn, stop_process  # noqa: E402
 
 
-def make_app(count: int, total: int) -> dict[str, str]:
-    """`count` source files of about total/count bytes each: code-like lines, not repeats."""
+def make_app(count: int, total: int, root: str = "src") -> dict[str, str]:
+    """`count` source files of about total/count bytes each: code-like lines, not repeats.
+    Under another `root` than src/ the Room runs none of them: no runnability check."""
     rng = random.Random(13)
     words = ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 9))) for _ in range(400)]
     files = {}
@@ -45,10 +48,10 @@ def make_app(count: int, total: int) -> dict[str, str]:
             )
             lines.append(line + ";")
             size += len(line) + 2
-        folder = f"src/part{index // 20:02}" if index else "src"
+        folder = f"{root}/part{index // 20:02}" if index else root
         name = "App.tsx" if index == 0 else f"module{index:03}.ts"
         files[f"{folder}/{name}"] = "\n".join(lines) + "\n"
-    files["src/App.tsx"] = "export default function App() { return <h1>Bench</h1>; }\n"
+    files[f"{root}/App.tsx"] = "export default function App() { return <h1>Bench</h1>; }\n"
     return files
 
 
@@ -87,7 +90,7 @@ def run(base: str, work: Path, scratch: Path, home: Path, runs: int, url_for) ->
         pushes.append(timed(work, "push", "-q", url, "main", home=home))
         target = scratch / f"clone-{n}"
         clones.append(timed(scratch, "clone", "-q", url, str(target), home=home))
-        assert (target / "src" / "App.tsx").exists()
+        assert (target / ".git").exists() and any(target.iterdir())
         shutil.rmtree(target)
     return {"push": pushes, "clone": clones}
 
@@ -101,12 +104,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--files", type=int, default=200)
     parser.add_argument("--bytes", type=int, default=2_000_000)
+    parser.add_argument(
+        "--git-only",
+        action="store_true",
+        help="the files outside src/: the push pins a version the Room cannot run, unchecked",
+    )
     options = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="bench-git-"))
     home, work, bare = scratch / "home", scratch / "work", scratch / "repos"
     work.mkdir()
     bare.mkdir()
-    app = make_app(options.files, options.bytes)
+    app = make_app(options.files, options.bytes, "lib" if options.git_only else "src")
     write_files(work, app)
     git(work, "init", "-q", "-b", "main", home=home)
     git(work, "add", "-A", home=home)
