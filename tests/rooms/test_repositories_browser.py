@@ -99,3 +99,35 @@ def test_agent_pushes_proposes_owner_reviews_approves_and_the_app_runs(
     owner.goto(f"{uvicorn_server}/rooms/{room.pk}/apps/{app.pk}/")
     expect(owner.frame_locator(FRAME).locator("h1")).to_have_text("Hello from git")
     expect(owner.frame_locator(FRAME).locator("p")).to_have_text("Welcome, Room")
+
+    # The next commit: proposing its version updates the app; the card shows the diff.
+    greeting = work / "src" / "parts" / "Greeting.tsx"
+    greeting.write_text(greeting.read_text().replace("Welcome", "Welcome back"))
+    git(work, "commit", "-q", "-am", "Warmer greeting", home=home)
+    git(work, "push", url, "main", home=home)
+    (repository,) = mcp(
+        uvicorn_server, agent_token, "list_room_repositories", {"room_id": str(room.pk)}
+    )["repositories"]
+    newest = repository["latest_versions"][0]
+    assert newest["message"] == "Warmer greeting"
+    update = mcp(
+        uvicorn_server,
+        agent_token,
+        "propose_room_repo_app",
+        {
+            "room_id": str(room.pk),
+            "name": "Hello",
+            "repository_id": repository["repository_id"],
+            "version_id": newest["version_id"],
+            "idempotency_key": "e2e-repo-0002",
+        },
+    )
+    owner.goto(update["review_url"])
+    expect(owner.get_by_text("Changes since the approved revision (rev 1")).to_be_visible()
+    expect(owner.locator("[data-file-list] li")).to_have_count(1)
+    expect(owner.locator("[data-file-list] li")).to_contain_text("src/parts/Greeting.tsx")
+    both_widths(owner, "repo-update-card")
+    owner.get_by_role("button", name="Approve and replace rev 1").click()
+    expect(owner.locator("[data-decided]")).to_contain_text("Approved by owner on")
+    owner.goto(f"{uvicorn_server}/rooms/{room.pk}/apps/{app.pk}/")
+    expect(owner.frame_locator(FRAME).locator("p")).to_have_text("Welcome back, Room")
