@@ -152,7 +152,11 @@ def main() -> None:
         stop_process(ours)
         stop_process(anchor)
         shutil.rmtree(scratch, ignore_errors=True)
-    print(f"{len(app)} files, {size / 1e6:.2f} MB, {options.runs} runs; median (min–max)")
+    print_table(results, files=len(app), size=size, runs=options.runs)
+
+
+def print_table(results: dict, *, files: int, size: int, runs: int) -> None:
+    print(f"{files} files, {size / 1e6:.2f} MB, {runs} runs; median (min–max)")
     print(f"{'server':32} {'push':>26} {'clone':>26}")
     for name, times in results.items():
         print(f"{name:32} {cell(times['push']):>26} {cell(times['clone']):>26}")
