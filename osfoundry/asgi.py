@@ -13,8 +13,10 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "osfoundry.settings")
 django_asgi = get_asgi_application()
 
+from a2wsgi import WSGIMiddleware  # noqa: E402
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
 
 from agents import longpoll  # noqa: E402
 from agents.routing import websocket_urlpatterns as messages_websockets  # noqa: E402
@@ -28,6 +30,7 @@ from osfoundry.http import (  # noqa: E402
 )
 from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH, MCP_PATH, MCPApp  # noqa: E402
 from osfoundry.mcp.tooling import collect_tools  # noqa: E402
+from rooms import gitserver  # noqa: E402
 from rooms.jsengine import warm_in_background  # noqa: E402
 from rooms.routing import websocket_urlpatterns  # noqa: E402
 
@@ -37,6 +40,11 @@ mcp_apps = {
     MCP_PATH: MCPApp(mcp_tools, path=MCP_PATH, is_discovery_open=False),
     EXTERNAL_MCP_PATH: MCPApp(mcp_tools, path=EXTERNAL_MCP_PATH, is_discovery_open=True),
 }
+
+
+# Git over smart HTTP (rooms/gitserver.py): dulwich is WSGI and blocking, so it runs in a2wsgi's
+# threads (asgiref's WsgiToAsgi lacks the write() callable dulwich uses).
+git_app = WSGIMiddleware(gitserver.application, workers=settings.GIT_THREADS)
 
 
 def http(scope, receive, send):
@@ -54,6 +62,8 @@ def http(scope, receive, send):
         return longpoll.handle(scope, receive, send)
     if health.matches(scope):
         return health.handle(scope, receive, send)
+    if gitserver.matches(scope):
+        return git_app(scope, receive, send)
     return django_asgi(scope, receive, send)
 
 

@@ -376,6 +376,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
+    # dulwich logs every git request's capabilities at INFO: the access log says enough.
+    "loggers": {"dulwich": {"level": "WARNING"}},
 }
 
 # Product limits (documented in README "Limits").
@@ -398,3 +400,7 @@ DATABASE_THREADS = env_int(env_renamed("DATABASE_THREADS", "MCP_DATABASE_THREADS
 DATABASE_THREAD_CONN_MAX_AGE = env_int(
     env_renamed("DATABASE_THREAD_CONN_MAX_AGE", "MCP_CONN_MAX_AGE"), 300
 )
+
+# Threads (per process) that serve git over HTTP (rooms/gitserver.py): each push or clone holds
+# one while it runs, with its own database connection.
+GIT_THREADS = env_int("GIT_THREADS", 10, minimum=1)

@@ -79,7 +79,7 @@ class RoomAdmin(admin.ModelAdmin):
 
 class VersionInline(admin.TabularInline):
     model = RepositoryVersion
-    fields = readonly_fields = ("commit_hash", "ref", "imported_at")
+    fields = readonly_fields = ("commit_hash", "ref", "author", "is_runnable", "imported_at")
     extra = 0
     can_delete = False
     show_change_link = True
@@ -90,9 +90,10 @@ class VersionInline(admin.TabularInline):
 
 @admin.register(Repository)
 class RepositoryAdmin(admin.ModelAdmin):
-    list_display = ["name", "project", "version_count", "created_at"]
+    list_display = ["name", "project", "version_count", "created_by", "created_at"]
     list_filter = ["project"]
     search_fields = ["name", "project__name"]
+    readonly_fields = ["created_by"]
     inlines = [VersionInline]
 
     @admin.display(description="versions")
@@ -102,12 +103,22 @@ class RepositoryAdmin(admin.ModelAdmin):
 
 @admin.register(RepositoryVersion)
 class RepositoryVersionAdmin(ReadOnlyAdmin):
-    """Pinned: import a new version with `manage.py import_repo_version` instead of editing."""
+    """Pinned: push a new commit (or `manage.py import_repo_version`) instead of editing."""
 
-    list_display = ["repository", "commit_hash", "ref", "file_count", "imported_at"]
+    list_display = ["repository", "commit_hash", "ref", "is_runnable", "file_count", "imported_at"]
     list_filter = ["repository__project"]
     search_fields = ["commit_hash", "repository__name", "ref"]
-    fields = ["repository", "commit_hash", "ref", "message", "imported_at", "console", "file_list"]
+    fields = [
+        "repository",
+        "commit_hash",
+        "ref",
+        "author",
+        "message",
+        "is_runnable",
+        "imported_at",
+        "console",
+        "file_list",
+    ]
     readonly_fields = ["console", "file_list", "imported_at"]
 
     @admin.display(description="files")

@@ -6,7 +6,7 @@ from osfoundry.api_auth import bearer, principal_with
 from osfoundry.auth import READ, WRITE
 from osfoundry.schemas import MAX_PAGE, PageLimit, Sequence
 
-from . import events, revisions, services
+from . import events, repositories, revisions, services
 from .access import get_app_for_user, get_room_for_user
 from .schemas import RepoProposalIn, SnippetProposalIn, UpdateProposalIn
 
@@ -50,6 +50,15 @@ def list_room_apps(request, room_id: str, query: Query[LimitQuery]):
     principal = principal_with(request, READ)
     apps = services.list_room_apps(principal.user, room_id, limit=query.limit, agent=True)
     return {"apps": apps}
+
+
+@router.get("/rooms/{room_id}/repositories", summary="The Room's project repositories")
+def list_room_repositories(request, room_id: str):
+    principal = principal_with(request, READ)
+    origin = absolute(request, "/").rstrip("/")
+    return {
+        "repositories": repositories.list_room_repositories(principal.user, room_id, origin=origin)
+    }
 
 
 @router.get(

@@ -14,6 +14,47 @@ from . import revisions
 from .diffs import diff_files
 from .filetree import file_tree
 from .models import Proposal
+from .snippets import version_app_files
+
+
+def card_files(proposal: Proposal) -> dict[str, str]:
+    """The files a card shows for review: a snippet's, or what the Room runs of a repository
+    version (its src/ folder), as it would show a snippet."""
+    if proposal.kind == Proposal.Kind.SNIPPET:
+        return proposal.files
+    assert proposal.repository_version is not None  # a database constraint
+    return version_app_files(proposal.repository_version)
+
+
+def repo_review_context(proposal: Proposal) -> dict:
+    version = proposal.repository_version
+    assert version is not None
+    files = card_files(proposal)
+    context: dict = {
+        "line": [proposal],
+        "comments": [],
+        "diffs": [],
+        "file_hashes": {path: file_hash(text) for path, text in files.items()},
+        # Marks live per repository: a file keeps its mark in the next version while unchanged.
+        "viewed_key": f"repo-{version.repository_id}",
+    }
+    if proposal.is_update and proposal.app is not None:
+        app = proposal.app
+        current = app.proposal
+        context["base_revision"] = app.revision
+        context["stale_base"] = proposal.is_pending and app.revision != proposal.base_revision
+        old_version = current.repository_version
+        title = f"Changes since the approved revision (rev {app.revision}"
+        title += f", {old_version.short_hash})" if old_version else ")"
+        # What the Room runs of each version (src/): hashed by version, which never changes.
+        diff = diff_files(
+            dict(card_files(current)),
+            dict(files),
+            old_hash=f"version-{old_version.pk if old_version else current.pk}",
+            new_hash=f"version-{version.pk}",
+        )
+        context["diffs"] = [(title, diff)]
+    return context
 
 
 def file_hash(text: str | None) -> str:

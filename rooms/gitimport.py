@@ -1,88 +1,40 @@
-"""Read one pinned commit out of a local git repository (no network, no working tree)."""
+"""Pin a commit of a local git repository as a version (`manage.py import_repo_version`).
 
-import subprocess
-from dataclasses import dataclass
+The commit is read with dulwich and pinned through the same service as a pushed branch tip
+(rooms/repositories.py): the same limits, rules and runnability check. Its objects are copied
+into the repository's database store too, so the pinned version can be cloned like a pushed one.
+"""
+
 from pathlib import Path
+
+from dulwich.errors import NotGitRepository
+from dulwich.object_store import MissingObjectFinder
+from dulwich.objectspec import parse_commit
+from dulwich.repo import Repo
 
 from osfoundry.errors import Invalid
 
+from .gitstore import DatabaseObjectStore
 from .models import Repository, RepositoryVersion
-
-MAX_FILES = 2000
-MAX_FILE_BYTES = 1_000_000
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    commit_hash: str
-    message: str
-    files: dict[str, str | None]  # None: binary or too large, listed but not stored
-
-
-def git(path: Path, *args: str, input: bytes | None = None) -> bytes:
-    result = subprocess.run(
-        ["git", "-C", str(path), *args], input=input, capture_output=True, timeout=60
-    )
-    if result.returncode != 0:
-        message = result.stderr.decode(errors="replace").strip().splitlines()
-        raise Invalid(f"git {args[0]}: {message[-1] if message else 'failed'}", field="path")
-    return result.stdout
-
-
-def read_commit(path: Path, ref: str) -> Snapshot:
-    if not (path / ".git").exists() and not (path / "HEAD").exists():
-        raise Invalid(f"path: {path} is not a git repository", field="path")
-    commit = git(path, "rev-parse", "--verify", f"{ref}^{{commit}}").decode().strip()
-    message = git(path, "log", "-1", "--format=%B", commit).decode(errors="replace").strip()
-    listing = git(path, "ls-tree", "-r", "-z", "--long", commit).split(b"\0")
-    entries: list[tuple[str, str, int]] = []
-    for line in filter(None, listing):
-        meta, _, raw_name = line.partition(b"\t")
-        _mode, kind, raw_sha, size = meta.split()
-        if kind != b"blob":
-            continue  # submodules are not part of a pinned version's files
-        entries.append((raw_name.decode(errors="replace"), raw_sha.decode(), int(size)))
-    if len(entries) > MAX_FILES:
-        raise Invalid(f"path: {len(entries)} files at {ref}, at most {MAX_FILES}", field="path")
-    wanted = [sha for _, sha, size in entries if size <= MAX_FILE_BYTES]
-    blobs = read_blobs(path, wanted)
-    files: dict[str, str | None] = {}
-    for name, sha, _size in entries:
-        files[name] = decode_text(blobs.get(sha))
-    return Snapshot(commit_hash=commit, message=message[:2000], files=files)
-
-
-def read_blobs(path: Path, shas: list[str]) -> dict[str, bytes]:
-    if not shas:
-        return {}
-    out = git(path, "cat-file", "--batch", input=("\n".join(shas) + "\n").encode())
-    blobs, offset = {}, 0
-    while offset < len(out):
-        header_end = out.index(b"\n", offset)
-        sha, _kind, size = out[offset:header_end].split()
-        start = header_end + 1
-        blobs[sha.decode()] = out[start : start + int(size)]
-        offset = start + int(size) + 1
-    return blobs
-
-
-def decode_text(data: bytes | None) -> str | None:
-    if data is None or b"\0" in data:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+from .repositories import pin_version, read_snapshot
 
 
 def import_repo_version(
     *, repository: Repository, path: str | Path, ref: str = "HEAD"
 ) -> tuple[RepositoryVersion, bool]:
     """Pin `ref` of the local git repository at `path` as a version; (version, created)."""
-    snapshot = read_commit(Path(path), ref)  # git I/O before any transaction
-    version, created = RepositoryVersion.objects.get_or_create(
-        repository=repository,
-        commit_hash=snapshot.commit_hash,
-        defaults={"ref": ref, "message": snapshot.message, "files": snapshot.files},
-    )
-    return version, created
+    try:
+        local = Repo(str(path))
+    except NotGitRepository:
+        raise Invalid(f"path: {path} is not a git repository", field="path") from None
+    with local:
+        try:
+            commit = parse_commit(local, ref.encode())
+        except (KeyError, ValueError):
+            raise Invalid(f"ref: {ref!r} names no commit in {path}", field="ref") from None
+        snapshot = read_snapshot(local.object_store.__getitem__, commit.id)
+        store = DatabaseObjectStore(repository.pk)
+        finder = MissingObjectFinder(local.object_store, haves=[], wants=[commit.id])
+        store.add_objects((local.object_store[sha], None) for sha, _ in finder)
+    pinned = pin_version(repository=repository, snapshot=snapshot, ref=ref)
+    return pinned.version, pinned.created

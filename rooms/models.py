@@ -8,6 +8,9 @@ from django.urls import reverse
 
 from osfoundry.idempotency import IdempotencyKey
 
+# Repositories' models live in their own module; imported here for Django and callers.
+from .repomodels import GitObject, GitRef, Repository, RepositoryVersion  # noqa: F401
+
 if TYPE_CHECKING:
     from osfoundry.auth import AnyUser, User
 
@@ -83,52 +86,6 @@ class Room(models.Model):
             "owner": self.owner.get_username(),
             "available": not self.is_local,
         }
-
-
-class Repository(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="repositories")
-    name = models.CharField(max_length=200)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        verbose_name_plural = "repositories"
-        ordering = ["name"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["project", "name"], name="repository_name_unique_in_project"
-            )
-        ]
-
-    def __str__(self):
-        return self.name
-
-
-class RepositoryVersion(models.Model):
-    """A pinned commit: immutable once imported."""
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="versions")
-    commit_hash = models.CharField(max_length=64)
-    ref = models.CharField(max_length=200, blank=True)
-    message = models.TextField(blank=True)
-    files = models.JSONField(default=dict)  # path -> text; binary files are stored as None
-    imported_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-imported_at"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["repository", "commit_hash"], name="version_commit_unique_in_repository"
-            )
-        ]
-
-    def __str__(self):
-        return f"{self.repository.name}@{self.commit_hash[:12]}"
-
-    @property
-    def short_hash(self) -> str:
-        return self.commit_hash[:12]
 
 
 class ProposalQuerySet(models.QuerySet):

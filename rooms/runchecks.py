@@ -97,8 +97,9 @@ def proposal_warnings(proposal: Proposal, check: RunCheck | None, files_warning:
     if proposal.kind == Proposal.Kind.SNIPPET and proposal.file_count > files_warning:
         warnings.append(
             f"{proposal.file_count} files: the owner's card warns that an app this size belongs "
-            "in a repository. Import it into a repository of the Room's project and propose a "
-            "pinned version: propose_room_repo_app, or "
+            "in a repository. Push it to a repository of the Room's project "
+            "(list_room_repositories gives its clone URL) and propose the pinned version: "
+            "propose_room_repo_app, or "
             f"POST /api/v1/rooms/{proposal.room_id}/proposals/repo."
         )
     if check.unused:

@@ -14,7 +14,7 @@ from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound, refuse
 from osfoundry.idempotency import IdempotentRequest, canonical_hash, key_problems
 from osfoundry.schemas import MAX_PAGE
 
-from . import access, events, runchecks, tabs
+from . import access, events, repositories, runchecks, tabs
 from .access import get_room_for_user, parse_uuid
 from .models import LauncherApp, Proposal, ProposalKey, Room
 from .runnable import RunCheck
@@ -162,6 +162,8 @@ def propose_repo_version(
     version = access.get_version_in_project(room.project, repository_id, version_id)
     check = runchecks.check_version(version)
     runchecks.refuse_unless_runnable([], check)
+    update = repositories.repo_update_target(room, version)
+    target = Target(fields=update[0], content=update[1]) if update else None
     content = {"kind": "repo", "name": name, "version_id": str(version.pk)}
     result = store_proposal(
         request,
@@ -170,10 +172,11 @@ def propose_repo_version(
             "kind": Proposal.Kind.REPO,
             "name": name,
             "repository_version": version,
-            "content_hash": canonical_hash(content),
+            "content_hash": canonical_hash(content | (target.content if target else {})),
             "file_count": len(version.files),
             "total_bytes": sum(text_bytes(text or "") for text in version.files.values()),
             "run_summary": runchecks.summary(check)[:500],
+            **(target.fields if target else {}),
         },
     )
     return with_warnings(result, check)

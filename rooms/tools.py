@@ -1,6 +1,6 @@
 """Room tools for MCP clients. Each calls the same service as the REST API (rooms/api.py).
 
-Every published byte is model context (SPEC §6: all 14 tools under 8,400 B), so descriptions say
+Every published byte is model context (SPEC §6: all 15 tools within 8,800 B), so descriptions say
 what a model needs to call the tool right, and what is out of reach, and nothing more.
 """
 
@@ -13,7 +13,7 @@ from osfoundry.auth import READ, WRITE
 from osfoundry.dbthreads import run_sync
 from osfoundry.mcp.tooling import CallContext, Tool
 
-from . import access, events, revisions, services
+from . import access, events, repositories, revisions, services
 from .schemas import (
     AppArgs,
     NoArgs,
@@ -58,6 +58,13 @@ def read_room_app_status(ctx: CallContext, args: AppArgs) -> dict:
     user = ctx.principal.user
     app = access.get_app_for_user(user, args.room_id, args.instance_id, agent=True)
     return app.as_dict()
+
+
+def list_room_repositories(ctx: CallContext, args: RoomArgs) -> dict:
+    user = ctx.principal.user
+    return {
+        "repositories": repositories.list_room_repositories(user, args.room_id, origin=ctx.origin)
+    }
 
 
 def proposal_result(ctx: CallContext, result: services.ProposalResult) -> dict:
@@ -196,6 +203,18 @@ TOOLS = [
         scope=READ,
         annotations=READ_ONLY,
         handler=read_room_app_status,
+    ),
+    Tool(
+        name="list_room_repositories",
+        description=(
+            "The Room's project repositories: clone_url and latest versions (version_id for "
+            "propose_room_repo_app). git push with a token as password; a push creates the "
+            "repository and pins each branch tip."
+        ),
+        arguments=RoomArgs,
+        scope=READ,
+        annotations=READ_ONLY,
+        handler=list_room_repositories,
     ),
     Tool(
         name="propose_room_snippet_app",

@@ -13,9 +13,10 @@ from django.views.decorators.http import require_GET, require_POST
 from osfoundry.errors import DomainError, Invalid, NotFound
 
 from . import access, cards, revisions, runchecks, services
-from .filetree import file_tree, tree_order
+from .filetree import natural, tree_order
 from .highlight import file_anchor, file_views, highlight
 from .models import Proposal, Room
+from .readme import find_readme, render_readme
 from .runchecks import CARD_PROBLEMS
 
 
@@ -86,12 +87,14 @@ def card_context(request, proposal: Proposal) -> dict:
     }
     if proposal.kind == Proposal.Kind.SNIPPET:
         context |= cards.review_context(proposal)
-        files = context["files"] = file_views(proposal.files)
-        context["tree"] = cards.sidebar(files)
-        # The decision panel names the files a reader could misread.
-        context["hidden_files"] = [f for f in files if f.reveal.hidden or f.reveal.refused]
-        context["mixed_files"] = [f for f in files if f.reveal.words]
     else:
+        context |= cards.repo_review_context(proposal)
+    files = context["files"] = file_views(dict(cards.card_files(proposal)))
+    context["tree"] = cards.sidebar(files)
+    # The decision panel names the files a reader could misread.
+    context["hidden_files"] = [f for f in files if f.reveal.hidden or f.reveal.refused]
+    context["mixed_files"] = [f for f in files if f.reveal.words]
+    if proposal.kind == Proposal.Kind.REPO:
         context["version"] = proposal.repository_version
         # What the Room will do with it; a version that cannot run is refused when proposed,
         # so problems show only on cards stored before that check or under an older runtime.
@@ -131,7 +134,7 @@ def proposal_file(request, proposal_id):
     """One file's highlighted HTML, for large files the card renders only on demand: named by
     its anchor (`?file=f-…`, which any path has, whatever characters it holds) or its path."""
     proposal = load_proposal(request, proposal_id)
-    files = proposal.files if proposal.kind == Proposal.Kind.SNIPPET else {}
+    files = cards.card_files(proposal)
     anchor = request.GET.get("file")
     path = request.GET.get("path", "")
     if anchor:
@@ -222,13 +225,47 @@ def repository_version(request, repository_id, version_id):
             "repository": version.repository,
             "tree": file_tree(paths),
             "selected": selected,
+            "readme": readme_html(version),
             "file": shown[0] if shown else None,
         },
     )
 
 
+def readme_html(version) -> dict | None:
+    if (found := find_readme(version.files)) is None:
+        return None
+    name, text = found
+    return {"name": name, "html": render_readme(text)}
+
+
 def default_file(paths: list[str]) -> str | None:
-    for candidate in ("README.md", "src/App.tsx"):
+    for candidate in ("src/App.tsx", "README.md"):
         if candidate in paths:
             return candidate
     return paths[0] if paths else None
+
+
+def file_tree(paths: list[str]) -> list[dict]:
+    """Folders and files as nested nodes, folders first, each level in natural order."""
+    root: dict = {}
+    for path in paths:
+        *folders, name = path.split("/")
+        level = root
+        for folder in folders:
+            level = level.setdefault(folder + "/", {})
+        level[name] = path
+    return tree_nodes(root, "")
+
+
+def tree_nodes(level: dict, prefix: str) -> list[dict]:
+    folders = sorted((key for key in level if isinstance(level[key], dict)), key=natural)
+    files = sorted((key for key in level if not isinstance(level[key], dict)), key=natural)
+    return [
+        {
+            "name": name.rstrip("/"),
+            "path": prefix + name.rstrip("/"),
+            "is_dir": True,
+            "children": tree_nodes(level[name], prefix + name),
+        }
+        for name in folders
+    ] + [{"name": name, "path": level[name], "is_dir": False} for name in files]

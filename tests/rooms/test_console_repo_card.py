@@ -39,7 +39,7 @@ def version_url(version, path=None):
     return f"{url}?path={path}" if path else url
 
 
-def test_repo_card_links_to_the_pinned_version_instead_of_pasting_code(
+def test_repo_card_reviews_the_files_the_room_runs_and_links_to_the_version(
     client, owner, repo_proposal, version
 ):
     client.force_login(owner)
@@ -49,7 +49,32 @@ def test_repo_card_links_to_the_pinned_version_instead_of_pasting_code(
     assert f'href="{version_url(version)}"' in html
     assert COMMIT in html
     assert "Approve and create" in html and "Decline" in html
-    assert '<div class="hl">' not in html
+    # The snippet card's review tools, on what the Room runs (src/): not the README or logo.
+    assert "Files the Room runs, from src/ (2)" in html
+    assert html.count("data-viewed>") == 2 and "data-file-filter" in html
+    assert 'data-path="src/App.tsx"' in html and 'data-path="README.md"' not in html
+    assert '<div class="hl">' in html
+    assert f'data-review-key="repo-{version.repository_id}"' in html
+    assert "Request changes" not in html  # line comments are a snippet's loop
+
+
+def test_version_page_shows_a_folder_tree_author_message_and_a_safe_readme(
+    client, owner, project, version
+):
+    version.author = "Agent Smith <agent@example.com>"
+    version.message = "First version\n\nWith a body."
+    version.files["README.md"] = (
+        "# Timer\n\n<script>alert(1)</script> [docs](javascript:alert(1)) **bold**\n"
+    )
+    version.save()
+    project.members.add(owner)
+    client.force_login(owner)
+    html = client.get(version_url(version)).content.decode()
+    assert "Agent Smith &lt;agent@example.com&gt;" in html
+    assert "First version\n\nWith a body." in html
+    assert "data-tree" in html and "<details open><summary><bdi>src</bdi>/</summary>" in html
+    assert "<h1>Timer</h1>" in html and "<strong>bold</strong>" in html
+    assert "<script>alert(1)" not in html and 'href="javascript:' not in html
 
 
 def test_version_page_shows_commit_tree_and_a_highlighted_file(client, owner, project, version):

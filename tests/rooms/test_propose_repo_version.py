@@ -81,7 +81,8 @@ def test_import_of_an_unknown_ref_is_a_clear_error(tmp_path, project):
     repo = Repository.objects.create(project=project, name="empty")
     with pytest.raises(Invalid) as error:
         import_repo_version(repository=repo, path=tmp_path, ref="nope")
-    assert error.value.message.startswith("git rev-parse:")
+    assert error.value.message.startswith("ref: 'nope' names no commit in")
+    assert error.value.field == "ref"
     assert not RepositoryVersion.objects.exists()
 
 

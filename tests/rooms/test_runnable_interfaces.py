@@ -76,7 +76,8 @@ def test_an_mcp_proposal_result_carries_its_absolute_review_url_and_warnings(
     assert data["review_url"] == f"{asgi_server.url}/proposals/{proposal.pk}/"
     assert data["warnings"] == [
         "21 files: the owner's card warns that an app this size belongs in a repository. "
-        "Import it into a repository of the Room's project and propose a pinned version: "
+        "Push it to a repository of the Room's project (list_room_repositories gives its clone "
+        "URL) and propose the pinned version: "
         f"propose_room_repo_app, or POST /api/v1/rooms/{room.pk}/proposals/repo."
     ]
     assert "review_url" in data["next_step"]
@@ -214,6 +215,6 @@ def test_the_repo_card_shows_the_first_problems_of_a_version_that_cannot_run(
     html = repo_card(client, owner, stored_unchecked(room, agent, version=version))
     assert "<strong>Cannot run in the Room</strong>" in html
     assert "<li><code>src/B0.tsx:1:14: Unexpected token; fix the syntax</code></li>" in html
-    assert "src/B2.tsx:1:14" in html and "src/B3.tsx" not in html
+    assert "src/B2.tsx:1:14" in html and "src/B3.tsx:1:14" not in html
     assert "and 2 more." in html  # B3 and lodash
     assert "Runs in the Room" not in html

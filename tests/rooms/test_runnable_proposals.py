@@ -115,7 +115,8 @@ def test_more_than_20_files_are_accepted_with_a_warning_pointing_to_the_reposito
     assert Proposal.objects.get() == result.proposal
     assert result.warnings == (
         f"21 files: the owner's card warns that an app this size belongs in a repository. "
-        "Import it into a repository of the Room's project and propose a pinned version: "
+        "Push it to a repository of the Room's project (list_room_repositories gives its clone "
+        "URL) and propose the pinned version: "
         f"propose_room_repo_app, or POST /api/v1/rooms/{room.pk}/proposals/repo.",
     )
 

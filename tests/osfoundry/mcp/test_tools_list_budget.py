@@ -1,5 +1,5 @@
-"""tools/list is model context: all 14 tools together, agent and revision tools included, stay
-under 8,400 B (SPEC §6)."""
+"""tools/list is model context: all 15 tools together, agent, revision and repository tools
+included, stay within 8,800 B (SPEC §6)."""
 
 import json
 
@@ -12,7 +12,7 @@ from rooms.tools import TOOLS as ROOM_TOOLS
 from tests.mcpclient import rpc
 
 # The four agent-network tools (agents/tools.py) get what the Room tools leave.
-ROOM_TOOLS_BUDGET = 5_900
+ROOM_TOOLS_BUDGET = 6_350
 SNIPPET_SCHEMA = {
     "type": "object",
     "properties": {
@@ -26,12 +26,12 @@ SNIPPET_SCHEMA = {
 }
 
 
-def test_whole_tools_list_is_under_8400_bytes(asgi_server):
+def test_whole_tools_list_is_within_8800_bytes(asgi_server):
     response = rpc(asgi_server.mcp_url, "tools/list")
     names = [tool["name"] for tool in response.json()["result"]["tools"]]
     assert names == [tool.name for tool in collect_tools()]
-    assert len(names) == 14
-    assert len(response.content) < 8_400
+    assert len(names) == 15
+    assert len(response.content) <= 8_800
 
 
 def test_room_tools_leave_room_for_the_agent_tools():

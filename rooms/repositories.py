@@ -1,0 +1,262 @@
+"""Repositories of a project: who reaches them over git, what a pushed commit must be, and the
+versions pinned from branch tips. The git server (rooms/gitserver.py) and the operator's
+`import_repo_version` (rooms/gitimport.py) both pin versions through `pin_version`.
+"""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from urllib.parse import quote
+
+from django.db import IntegrityError, transaction
+from dulwich.objects import Blob, Commit, ShaFile, Tree
+
+from osfoundry.auth import READ, WRITE, AnyUser, Principal, User
+from osfoundry.errors import Invalid, NotFound
+from osfoundry.schemas import MAX_PAGE
+
+from . import runchecks
+from .access import get_room_for_user
+from .gitstore import DatabaseRefs
+from .models import Project, Proposal, Repository, RepositoryVersion, Room
+from .snippets import file_problems, version_app_files
+
+# Limits of a push, as the issue sets them: large apps, not large binaries.
+MAX_PUSH_BYTES = 50 * 1024 * 1024
+MAX_TREE_FILES = 5_000
+MAX_FILE_BYTES = 1_000_000
+MAX_MESSAGE_CHARS = 2_000
+REPOSITORY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+SUBMODULE = 0o160000
+
+
+# ---------------------------------------------------------------------------------------------
+# Who reaches a repository over git
+
+
+def open_git_repository(
+    *, principal: Principal, project_name: str, repository_name: str, push: bool
+) -> Repository:
+    """The repository a fetch (`push=False`) or push reaches. Members of the project fetch and
+    push; owners of its Rooms fetch (they review its versions). Everyone else gets NotFound,
+    as for a repository that does not exist. A push to a missing name creates the repository
+    (push-to-create), for members with the write scope only."""
+    user = principal.user
+    project = Project.objects.filter(name=project_name).first()
+    is_member = project is not None and project.members.filter(pk=user.pk).exists()
+    can_read = project is not None and (is_member or project.rooms.filter(owner=user).exists())
+    repository = (
+        project.repositories.filter(name=repository_name).first() if project and can_read else None
+    )
+    if not can_read or (repository is None and not (push and is_member)):
+        raise NotFound(f"Repository {project_name}/{repository_name} not found", field="repository")
+    principal.require(WRITE if push else READ)
+    if push and not is_member:
+        raise NotFound(f"Repository {project_name}/{repository_name} not found", field="repository")
+    assert project is not None
+    return repository or create_repository(project=project, name=repository_name, created_by=user)
+
+
+def create_repository(*, project: Project, name: str, created_by: User | None) -> Repository:
+    if not REPOSITORY_NAME.fullmatch(name) or name.endswith(".git"):
+        raise Invalid(
+            f"repository: {name!r} is not a valid name; use letters, digits, '.', '_' and '-' "
+            "(at most 100, starting with a letter or digit)",
+            field="repository",
+        )
+    try:
+        with transaction.atomic():
+            repository = Repository.objects.create(
+                project=project, name=name, created_by=created_by
+            )
+            DatabaseRefs(repository.pk).set_symbolic_ref(b"HEAD", b"refs/heads/main")
+    except IntegrityError:  # two first pushes at once: both use the one created
+        return Repository.objects.get(project=project, name=name)
+    return repository
+
+
+# ---------------------------------------------------------------------------------------------
+# What a commit must be
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    commit_hash: str
+    message: str
+    author: str
+    files: dict[str, str | None]  # None: binary, listed but not stored as text
+
+
+def read_snapshot(lookup: Callable[[bytes], ShaFile], commit_sha: bytes) -> Snapshot:
+    """The files of a commit, read with `lookup` (sha -> object); Invalid past the limits."""
+    commit = lookup(commit_sha)
+    if not isinstance(commit, Commit):
+        raise Invalid(f"{commit_sha.decode()} is not a commit", field="ref")
+    files: dict[str, str | None] = {}
+    pending: list[tuple[str, bytes]] = [("", commit.tree)]
+    while pending:
+        prefix, tree_sha = pending.pop()
+        tree = lookup(tree_sha)
+        assert isinstance(tree, Tree)
+        for entry in tree.iteritems():
+            path = prefix + stored_text(entry.path)
+            if entry.mode == SUBMODULE:
+                continue  # submodules are not part of a pinned version's files
+            if entry.mode & 0o040000:
+                pending.append((path + "/", entry.sha))
+                continue
+            blob = lookup(entry.sha)
+            assert isinstance(blob, Blob)
+            if (size := len(blob.data)) > MAX_FILE_BYTES:
+                raise Invalid(
+                    f"{path}: {size} bytes, at most {MAX_FILE_BYTES} per file; keep large "
+                    "files out of the repository",
+                    field="files",
+                )
+            files[path] = decode_text(blob.data)
+            if len(files) > MAX_TREE_FILES:
+                raise Invalid(
+                    f"more than {MAX_TREE_FILES} files in the tree of "
+                    f"{commit_sha.decode()[:12]}; at most {MAX_TREE_FILES}",
+                    field="files",
+                )
+    return Snapshot(
+        commit_hash=commit_sha.decode(),
+        message=stored_text(commit.message).strip()[:MAX_MESSAGE_CHARS],
+        author=stored_text(commit.author)[:300],
+        files=dict(sorted(files.items())),
+    )
+
+
+def stored_text(data: bytes) -> str:
+    # A commit may carry any bytes; no database stores NUL (PostgreSQL refuses it).
+    return data.decode("utf-8", errors="replace").replace("\0", "\N{REPLACEMENT CHARACTER}")
+
+
+def decode_text(data: bytes) -> str | None:
+    if b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Versions
+
+
+@dataclass(frozen=True)
+class PinnedVersion:
+    version: RepositoryVersion
+    created: bool
+    problems: list[str] = field(default_factory=list)  # why it cannot run in the Room
+
+    def report(self) -> list[str]:
+        """The lines the pusher reads (git prints each as `remote: …`)."""
+        version = self.version
+        head = f"version {version.pk} of {version.ref or version.short_hash} ({version.short_hash})"
+        if not self.problems:
+            return [f"{head}: runs in the Room; propose it with propose_room_repo_app"]
+        return [f"{head}: cannot run in the Room:"] + [f"  {p}" for p in self.problems[:10]]
+
+
+def pin_version(*, repository: Repository, snapshot: Snapshot, ref: str) -> PinnedVersion:
+    """Pin a commit as a version (once per commit: a second push of it is the same version),
+    with the snippet rules and the Room's runnability check applied to what the Room runs."""
+    version, created = RepositoryVersion.objects.get_or_create(
+        repository=repository,
+        commit_hash=snapshot.commit_hash,
+        defaults={
+            "ref": ref[:200],
+            "message": snapshot.message,
+            "author": snapshot.author,
+            "files": snapshot.files,
+        },
+    )
+    problems = version_problems(version)
+    if version.is_runnable != (not problems):
+        version.is_runnable = not problems
+        version.save(update_fields=["is_runnable"])
+    return PinnedVersion(version=version, created=created, problems=problems)
+
+
+def version_problems(version: RepositoryVersion) -> list[str]:
+    """The snippet rules on the files the Room runs (src/), then the runnability check."""
+    problems: list[str] = []
+    for path, text in version_app_files(version).items():
+        problems.extend(str(problem) for problem in file_problems(path, text))
+    if problems:
+        return problems
+    return [str(problem) for problem in runchecks.check_version(version).problems]
+
+
+# ---------------------------------------------------------------------------------------------
+# Updates of apps from a repository
+
+
+def repo_update_target(room: Room, version: RepositoryVersion) -> tuple[dict, dict] | None:
+    """A version of a repository the Room already runs one app from updates that app (its card
+    shows the diff between the two versions): (its proposal fields, what its content hash
+    binds besides the version). A first version, or a repository behind several
+    apps, makes a new app. The same version again is refused: nothing to review."""
+    apps = [
+        app
+        for app in room.apps.filter(position__isnull=False).select_related(
+            "proposal__repository_version"
+        )
+        if app.proposal.kind == Proposal.Kind.REPO
+        and app.proposal.repository_version is not None
+        and app.proposal.repository_version.repository_id == version.repository_id
+    ]
+    if len(apps) != 1:
+        return None
+    app = apps[0]
+    if app.proposal.repository_version_id == version.pk:
+        raise Invalid(
+            f"version_id: “{app.name}” rev {app.revision} already runs this version; push a new "
+            "commit and propose that version",
+            code="unchanged",
+            field="version_id",
+        )
+    return (
+        {"app": app, "base_revision": app.revision},  # the proposal's fields
+        {"update_of": str(app.pk), "base_revision": app.revision},  # what its hash binds
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# What agents read
+
+# Versions listed per repository: enough to find the one just pushed.
+LISTED_VERSIONS = 3
+
+
+def git_path(repository: Repository) -> str:
+    return f"/git/{quote(repository.project.name)}/{quote(repository.name)}.git"
+
+
+def list_room_repositories(user: AnyUser, room_id: str, *, origin: str) -> list[dict]:
+    """The repositories of a Room's project with their clone URL and latest versions, newest
+    first (what propose_room_repo_app needs)."""
+    room = get_room_for_user(user, room_id, agent=True)
+    repositories = room.project.repositories.select_related("project")[:MAX_PAGE]
+    return [
+        {
+            "repository_id": str(repository.pk),
+            "name": repository.name,
+            "clone_url": origin + git_path(repository),
+            "latest_versions": [
+                {
+                    "version_id": str(version.pk),
+                    "commit": version.commit_hash,
+                    "ref": version.ref,
+                    "message": version.message.partition("\n")[0][:200],
+                    "pushed_at": version.imported_at.isoformat(),
+                    "runnable": version.is_runnable,
+                }
+                for version in repository.versions.order_by("-imported_at")[:LISTED_VERSIONS]
+            ],
+        }
+        for repository in repositories
+    ]

@@ -1,0 +1,200 @@
+"""The git server with Debian's real `git` client against a live server (rooms/gitserver.py)."""
+
+import threading
+
+import pytest
+
+from rooms.models import GitObject, GitRef, Repository, RepositoryVersion
+from rooms.repositories import create_repository
+from tests.rooms.gitclient import clone_url, git, write_files
+
+
+@pytest.fixture
+def setup(asgi_server, project, agent, stranger, token_factory, tmp_path):
+    project.members.add(agent)
+
+    class Setup:
+        server = asgi_server
+        home = tmp_path / "home"
+        write_token = token_factory(agent)
+        read_token = token_factory(agent, scopes="osfoundry:read")
+        stranger_token = token_factory(stranger)
+
+        def url(self, token, name="timer"):
+            return clone_url(asgi_server.url, project.name, name, token)
+
+    return Setup()
+
+
+def commit_all(work, home, message):
+    git(work, "add", "-A", home=home)
+    git(work, "commit", "-q", "-m", message, home=home)
+    return git(work, "rev-parse", "HEAD", home=home).stdout.strip()
+
+
+def test_clone_an_empty_repository_commit_push_fetch_and_push_again(
+    setup, tmp_path, files, project
+):
+    repository = create_repository(project=project, name="timer", created_by=None)
+    work = tmp_path / "work"
+    cloned = git(tmp_path, "clone", setup.url(setup.write_token), "work", home=setup.home)
+    assert "empty repository" in cloned.stderr
+    write_files(work, files)
+    first = commit_all(work, setup.home, "Standup timer\n\nFirst version.")
+    push = git(work, "push", "origin", "HEAD:main", home=setup.home)
+    version = RepositoryVersion.objects.get(repository=repository, commit_hash=first)
+    assert (version.ref, version.message) == ("main", "Standup timer\n\nFirst version.")
+    assert version.author == "Agent Smith <agent@example.com>"
+    assert version.files == files and version.is_runnable
+    assert f"remote: version {version.pk} of main" in push.stderr
+    assert "runs in the Room" in push.stderr
+
+    other = tmp_path / "other"
+    git(tmp_path, "clone", setup.url(setup.read_token), "other", home=setup.home)
+    assert git(other, "rev-parse", "HEAD", home=setup.home).stdout.strip() == first
+    git(other, "fsck", "--full", home=setup.home)
+
+    (work / "src" / "extra.ts").write_text("export const extra = 1;\n")
+    second = commit_all(work, setup.home, "Second")
+    git(work, "push", "origin", "HEAD:main", home=setup.home)
+    git(other, "fetch", "origin", home=setup.home)
+    assert git(other, "rev-parse", "origin/main", home=setup.home).stdout.strip() == second
+    assert RepositoryVersion.objects.filter(repository=repository).count() == 2
+    assert GitRef.objects.get(repository=repository, name="refs/heads/main").value == second
+
+
+def test_a_push_to_a_new_name_creates_the_repository_for_its_pusher(setup, tmp_path, files, agent):
+    work = tmp_path / "work"
+    work.mkdir()
+    git(work, "init", "-q", "-b", "main", home=setup.home)
+    write_files(work, files)
+    head = commit_all(work, setup.home, "first")
+    git(work, "push", setup.url(setup.write_token, "new-app"), "main", home=setup.home)
+    repository = Repository.objects.get(name="new-app")
+    assert repository.created_by == agent
+    assert repository.versions.get().commit_hash == head
+    bad = git(
+        work, "push", setup.url(setup.write_token, "bad~name"), "main", home=setup.home, check=False
+    )
+    assert bad.returncode != 0 and "is not a valid name" in bad.stderr
+
+
+def test_a_bad_token_gets_401_with_the_basic_challenge(setup, tmp_path):
+    import httpx
+
+    url = setup.server.url + "/git/Demo/timer.git/info/refs?service=git-upload-pack"
+    response = httpx.get(url, auth=("agent", "osf_wrong"))
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == 'Basic realm="osFoundry"'
+    result = git(tmp_path, "clone", setup.url("osf_wrong"), "x", home=setup.home, check=False)
+    assert result.returncode != 0 and "Authentication failed" in result.stderr
+
+
+def test_a_read_token_cannot_push(setup, tmp_path, files):
+    work = tmp_path / "work"
+    work.mkdir()
+    git(work, "init", "-q", "-b", "main", home=setup.home)
+    write_files(work, files)
+    commit_all(work, setup.home, "m")
+    result = git(work, "push", setup.url(setup.read_token), "main", home=setup.home, check=False)
+    assert result.returncode != 0 and "403" in result.stderr
+    assert not Repository.objects.filter(name="timer").exists()
+
+
+def test_outside_the_project_a_repository_is_not_found(setup, tmp_path, files, project):
+    Repository.objects.create(project=project, name="timer")
+    for name in ("timer", "missing"):
+        result = git(
+            tmp_path,
+            "clone",
+            setup.url(setup.stranger_token, name),
+            name,
+            home=setup.home,
+            check=False,
+        )
+        assert result.returncode != 0 and "not found" in result.stderr
+
+
+def test_a_file_over_the_limit_is_refused_and_nothing_is_stored(setup, tmp_path, files):
+    work = tmp_path / "work"
+    work.mkdir()
+    git(work, "init", "-q", "-b", "main", home=setup.home)
+    write_files(work, files | {"data/big.txt": "x" * 1_000_001})
+    commit_all(work, setup.home, "too big")
+    result = git(work, "push", setup.url(setup.write_token), "main", home=setup.home, check=False)
+    assert result.returncode != 0
+    assert "remote: error: data/big.txt: 1000001 bytes, at most 1000000 per file" in result.stderr
+    assert "rejected" in result.stderr
+    assert not GitObject.objects.exists() and not RepositoryVersion.objects.exists()
+    assert not GitRef.objects.filter(name="refs/heads/main").exists()
+
+
+def test_of_two_racing_pushes_to_one_branch_one_is_rejected(setup, tmp_path, files):
+    base = tmp_path / "base"
+    base.mkdir()
+    git(base, "init", "-q", "-b", "main", home=setup.home)
+    write_files(base, files)
+    commit_all(base, setup.home, "base")
+    git(base, "push", setup.url(setup.write_token), "main", home=setup.home)
+    heads, results = {}, {}
+    for name in ("a", "b"):
+        work = tmp_path / name
+        git(tmp_path, "clone", "-q", setup.url(setup.write_token), name, home=setup.home)
+        (work / "src" / f"{name}.ts").write_text(f"export const {name} = 1;\n")
+        heads[name] = commit_all(work, setup.home, name)
+
+    def push(name):
+        results[name] = git(tmp_path / name, "push", "origin", "main", home=setup.home, check=False)
+
+    threads = [threading.Thread(target=push, args=(name,)) for name in heads]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    winners = [name for name in heads if results[name].returncode == 0]
+    final = GitRef.objects.get(name="refs/heads/main").value
+    # Either both went through one after the other (the second as a fast-forward is then
+    # refused by git itself as non-fast-forward), or one lost the race on the server: never
+    # two successes with one commit lost.
+    assert len(winners) == 1
+    assert final == heads[winners[0]]
+
+
+@pytest.mark.parametrize(
+    ("limit", "value", "expected"),
+    [
+        ("MAX_TREE_FILES", 1, "remote: error: more than 1 files in the tree of"),
+        ("MAX_PUSH_BYTES", 200, "remote: error: push larger than 0 MB (200 bytes)"),
+    ],
+)
+def test_a_push_over_a_limit_is_refused_with_its_line(
+    setup, tmp_path, files, monkeypatch, limit, value, expected
+):
+    monkeypatch.setattr(f"rooms.repositories.{limit}", value)
+    work = tmp_path / "work"
+    work.mkdir()
+    git(work, "init", "-q", "-b", "main", home=setup.home)
+    write_files(work, files)
+    commit_all(work, setup.home, "over")
+    result = git(work, "push", setup.url(setup.write_token), "main", home=setup.home, check=False)
+    assert result.returncode != 0 and expected in result.stderr
+    assert not GitObject.objects.exists() and not RepositoryVersion.objects.exists()
+
+
+def test_a_force_push_moves_the_branch_but_keeps_the_pinned_version(setup, tmp_path, files):
+    work = tmp_path / "work"
+    work.mkdir()
+    git(work, "init", "-q", "-b", "main", home=setup.home)
+    write_files(work, files)
+    first = commit_all(work, setup.home, "first")
+    url = setup.url(setup.write_token)
+    git(work, "push", url, "main", home=setup.home)
+    git(work, "commit", "-q", "--amend", "-m", "rewritten", home=setup.home)
+    rewritten = git(work, "rev-parse", "HEAD", home=setup.home).stdout.strip()
+    refused = git(work, "push", url, "main", home=setup.home, check=False)
+    assert refused.returncode != 0  # git itself refuses a non-fast-forward without --force
+    git(work, "push", "--force", url, "main", home=setup.home)
+    assert GitRef.objects.get(name="refs/heads/main").value == rewritten
+    versions = RepositoryVersion.objects.order_by("imported_at")
+    assert [v.commit_hash for v in versions] == [first, rewritten]
+    assert GitObject.objects.filter(sha=first).exists()  # objects are never deleted

@@ -1,0 +1,62 @@
+"""A new version of the repository an approved app came from updates that app: its card shows
+the diff between the two versions, and approval replaces the app in place."""
+
+import pytest
+from django.urls import reverse
+
+from osfoundry.errors import Invalid
+from rooms.models import LauncherApp, Repository
+from rooms.repositories import Snapshot, pin_version
+from rooms.services import approve_proposal, propose_repo_version
+
+
+@pytest.fixture
+def repository(project):
+    return Repository.objects.create(project=project, name="timer")
+
+
+def version_of(repository, files, commit):
+    snapshot = Snapshot(commit_hash=commit * 40, message=commit, author="A <a@e>", files=files)
+    return pin_version(repository=repository, snapshot=snapshot, ref="main").version
+
+
+def propose(room, agent, version, key):
+    return propose_repo_version(
+        caller=agent,
+        room_id=str(room.pk),
+        name="Timer",
+        repository_id=str(version.repository_id),
+        version_id=str(version.pk),
+        idempotency_key=key,
+    ).proposal
+
+
+def test_a_new_version_updates_the_app_and_its_card_shows_the_diff(
+    client, room, owner, agent, repository, files
+):
+    first = version_of(repository, files, "a")
+    app = approve_proposal(owner=owner, proposal_id=propose(room, agent, first, "repo-key-1").pk)
+    changed = {**files, "src/App.tsx": files["src/App.tsx"] + "\n// version two\n"}
+    second = version_of(repository, changed, "b")
+    update = propose(room, agent, second, "repo-key-2")
+    assert update.is_update and update.app_id == app.pk and update.base_revision == 1
+
+    client.force_login(owner)
+    html = client.get(reverse("rooms:proposal", args=[update.pk])).content.decode()
+    assert f"Changes since the approved revision (rev 1, {first.short_hash})" in html
+    assert "version two" in html and "Approve and replace rev 1" in html
+
+    approve_proposal(owner=owner, proposal_id=update.pk)
+    app.refresh_from_db()
+    assert (app.revision, app.proposal_id) == (2, update.pk)
+    assert LauncherApp.objects.filter(room=room).count() == 1
+
+
+def test_proposing_the_version_the_app_runs_is_refused(room, owner, agent, repository, files):
+    first = version_of(repository, files, "a")
+    approve_proposal(owner=owner, proposal_id=propose(room, agent, first, "repo-key-1").pk)
+    with pytest.raises(Invalid) as refused:
+        propose(room, agent, first, "repo-key-2")
+    assert (
+        refused.value.field == "version_id" and "already runs this version" in refused.value.message
+    )
