@@ -34,6 +34,15 @@ class AccessToken(models.Model):
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # The one project it may act in; blank: every project of its person. Deleting the project
+    # deletes the token rather than widening it.
+    project = models.ForeignKey(
+        "rooms.Project",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="access_tokens",
+    )
 
     objects = AccessTokenQuerySet.as_manager()
 
