@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 from osfoundry.auth import AnyUser, token_project_id
 from osfoundry.errors import Conflict, Invalid, NotFound, Unavailable
 
-from .models import LauncherApp, Project, Proposal, RepositoryVersion, Room
+from .models import LauncherApp, Project, Proposal, Repository, RepositoryVersion, Room
 
 LOCAL_ROOMS_UNAVAILABLE = "Local Rooms are unavailable"
 
@@ -106,6 +106,27 @@ def get_repo_version_for_user(user: AnyUser, *, repository_id, version_id) -> Re
     ):
         raise NotFound(f"Version {str(version_id)!r} not found", field="version_id")
     return version
+
+
+def get_repository_for_user(user: AnyUser, repository_id) -> Repository:
+    """A repository for members of its project and owners of its Rooms, within a token's
+    project; NotFound for everyone else. The one check for git (smart HTTP, a personal token as
+    the password): the git server calls `authenticate_bearer(password)`, then this with
+    `principal.user`."""
+    pk = parse_uuid(repository_id, field="repository_id", what="Repository")
+    repository = Repository.objects.select_related("project").filter(pk=pk).first()
+    project = repository.project if repository else None
+    if (
+        repository is None
+        or project is None
+        or not user.is_authenticated
+        or not in_token_project(user, project.pk)
+        or not (
+            project.members.filter(pk=user.pk).exists() or project.rooms.filter(owner=user).exists()
+        )
+    ):
+        raise NotFound(f"Repository {str(repository_id)!r} not found", field="repository_id")
+    return repository
 
 
 def get_pending_proposal_for_owner(*, owner: AnyUser, proposal_id) -> Proposal:

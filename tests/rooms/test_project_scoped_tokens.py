@@ -13,7 +13,8 @@ from agents.services import add_channel_member, claim_connected_profile, create_
 from agents.tokens import create_access_token
 from osfoundry.asgi import application
 from osfoundry.auth import authenticate_bearer
-from osfoundry.errors import Forbidden, Invalid
+from osfoundry.errors import Forbidden, Invalid, NotFound
+from rooms.access import get_repo_version_for_user, get_repository_for_user
 from rooms.models import Project, Proposal, Repository, RepositoryVersion, Room
 from rooms.services import propose_snippet
 from tests.mcpclient import call_tool
@@ -102,9 +103,6 @@ def test_rest_hides_its_persons_own_proposal_in_another_project(
 
 
 def test_a_repository_of_another_project_is_not_found(agent, other_project, scoped_token):
-    from osfoundry.errors import NotFound
-    from rooms.access import get_repo_version_for_user
-
     repo = Repository.objects.create(project=other_project, name="lib")
     version = RepositoryVersion.objects.create(
         repository=repo, commit_hash="a" * 40, files={"src/App.tsx": "x"}
@@ -114,6 +112,24 @@ def test_a_repository_of_another_project_is_not_found(agent, other_project, scop
         get_repo_version_for_user(user, repository_id=repo.pk, version_id=version.pk)
     # Without the token the same person reads it.
     assert get_repo_version_for_user(agent, repository_id=repo.pk, version_id=version.pk)
+
+
+def test_git_finds_only_the_tokens_projects_repositories(
+    agent, project, other_project, scoped_token, stranger
+):
+    # What the git server will do with the password of a clone or push.
+    mine = Repository.objects.create(project=project, name="app")
+    elsewhere = Repository.objects.create(project=other_project, name="lib")
+    user = authenticate_bearer(scoped_token).user
+    assert get_repository_for_user(user, mine.pk) == mine
+    with pytest.raises(NotFound) as refused:
+        get_repository_for_user(user, elsewhere.pk)
+    with pytest.raises(NotFound) as strangers:
+        get_repository_for_user(stranger, mine.pk)
+    assert str(refused.value).replace(str(elsewhere.pk), "?") == str(strangers.value).replace(
+        str(mine.pk), "?"
+    )
+    assert get_repository_for_user(agent, elsewhere.pk) == elsewhere  # unscoped: both
 
 
 @pytest.mark.parametrize("path", ["/api/v1/mcp", "/api/v1/external-mcp"])
