@@ -19,7 +19,7 @@ from osfoundry.auth import User
 from osfoundry.errors import NotFound
 from osfoundry.oauth import grant_key, redirect_destination
 
-from .models import AccessToken, AgentProfile
+from .models import AccessToken, AgentProfile, ClientProject
 from .tokens import connection_key, revoke_access_token
 
 OAUTH_SUFFIX = " via OAuth"
@@ -47,6 +47,7 @@ class ConnectedClient:
     scopes: tuple[str, ...]
     connected_at: datetime
     last_used_at: datetime  # when it last got a token (a refresh is a use)
+    project: str  # the project chosen on the consent page; "" for all
 
 
 def connected_clients(*, user: User) -> list[ConnectedClient]:
@@ -59,6 +60,10 @@ def connected_clients(*, user: User) -> list[ConnectedClient]:
         .order_by("-last")
     )
     clients = Client.objects.in_bulk([row["client_id"] for row in rows])
+    projects = {
+        row.client_id: row.project.name if row.project else "(deleted project)"
+        for row in ClientProject.objects.filter(user=user).select_related("project")
+    }
     found = []
     for row in rows:
         client = clients[row["client_id"]]
@@ -77,6 +82,7 @@ def connected_clients(*, user: User) -> list[ConnectedClient]:
                 scopes=tuple(sorted(s for s in scopes if s.startswith("osfoundry:"))),
                 connected_at=row["first"],
                 last_used_at=row["last"],
+                project=projects.get(client.id, ""),
             )
         )
     return found
@@ -91,6 +97,7 @@ def disconnect_client(*, user: User, client_id: str) -> int:
     if not tokens.exists():
         raise NotFound(f"No connected app {client_id!r}", field="client_id")
     deleted, _ = tokens.delete()  # one by one, with signals: the revocation hooks run
+    ClientProject.objects.filter(user=user, client_id=client_id).delete()  # asked afresh
     return deleted
 
 

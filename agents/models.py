@@ -203,3 +203,26 @@ class MessageKey(IdempotencyKey):
                 fields=["sender", "operation", "key"], name="message_key_unique_per_sender"
             )
         ]
+
+
+class ClientProject(models.Model):
+    """The project a person let an OAuth client act in, chosen on the consent page. No row: every
+    project of the person. A row whose project was deleted confines the client to nothing (it
+    never widens)."""
+
+    client = models.ForeignKey(
+        "allauth_idp_oidc.Client", on_delete=models.CASCADE, related_name="+"
+    )
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    project = models.ForeignKey(
+        "rooms.Project", on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    chosen_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["client", "user"], name="one_project_per_client_grant")
+        ]
+
+    def __str__(self):
+        return f"{self.client_id} for {self.user_id}: {self.project_id or 'nothing'}"
