@@ -5,6 +5,7 @@ OAuth (the official client) is disconnected on the Connected apps page and its n
 
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import httpx2
@@ -17,6 +18,8 @@ from agents.models import AccessToken
 from agents.services import claim_connected_profile
 from osfoundry.oauth import grant_key
 from rooms.models import Project, Room
+from tests.mcpclient import connect
+from tests.osfoundry.oauth_helpers import AUTHORIZE, CHALLENGE, REGISTRATION, TOKEN, VERIFIER
 from tests.osfoundry.test_oauth_flow import (
     Browser,
     Exchanges,
@@ -161,3 +164,72 @@ def test_disconnecting_an_app_ends_its_access_on_the_next_call(
     expect(row).to_contain_text("Test agent via OAuth")
     expect(row).to_contain_text("No access")
     both_widths(page, "connected-agents")
+
+
+def test_the_consent_page_confines_an_app_to_the_chosen_project(
+    uvicorn_server,  # noqa: F811
+    browser,  # noqa: F811
+    people,  # noqa: F811
+):
+    owner, room = people["owner"], people["room"]
+    other = Project.objects.create(name="Other")
+    Room.objects.create(project=other, name="Elsewhere", owner=owner)
+    resource = f"{uvicorn_server}/api/v1/external-mcp"
+    redirect_uri = "http://127.0.0.1:9/callback"
+    registered = httpx.post(
+        f"{uvicorn_server}{REGISTRATION}",
+        json={
+            "client_name": "Codex",
+            "redirect_uris": [redirect_uri],
+            "token_endpoint_auth_method": "none",
+        },
+        timeout=30,
+    )
+    client_id = registered.json()["client_id"]
+    query = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": redirect_uri,
+        "code_challenge": CHALLENGE,
+        "code_challenge_method": "S256",
+        "scope": "osfoundry:read osfoundry:write",
+        "state": "s-1",
+        "resource": resource,
+    }
+    page = login(browser, uvicorn_server, "owner")
+    callbacks = []
+
+    def callback(route):
+        callbacks.append(route.request.url)
+        route.fulfill(status=200, body="done")
+
+    page.route("http://127.0.0.1:9/**", callback)
+    page.goto(f"{uvicorn_server}{AUTHORIZE}?{urlencode(query)}")
+    expect(page.get_by_role("heading", name="Connect osFoundry")).to_be_visible()
+    both_widths(page, "connected-consent")
+    page.select_option("#consent-project", label=room.project.name)
+    page.get_by_role("button", name="Connect").click()
+    expect(page.locator("body")).to_have_text("done")
+
+    code = parse_qs(urlsplit(callbacks[0]).query)["code"][0]
+    token = httpx.post(
+        f"{uvicorn_server}{TOKEN}",
+        data={
+            "grant_type": "authorization_code",
+            "client_id": client_id,
+            "redirect_uri": redirect_uri,
+            "code": code,
+            "code_verifier": VERIFIER,
+            "resource": resource,
+        },
+        timeout=30,
+    ).json()["access_token"]
+
+    async def rooms():
+        async with connect(resource, token) as mcp:
+            return await mcp.call_tool("list_rooms", {})
+
+    listed = off_this_thread(asyncio.run, rooms()).structured_content["rooms"]
+    assert [r["room_id"] for r in listed] == [str(room.pk)]
+    page.goto(f"{uvicorn_server}/connected/apps/")
+    expect(page.locator(f'[data-client-id="{client_id}"]')).to_contain_text(room.project.name)
