@@ -31,6 +31,7 @@ from tests.rooms.test_console_browser import (  # noqa: F401 - fixtures
     browser,
     login,
     people,
+    propose_via_api,
     screenshot,
     uvicorn_server,
 )
@@ -66,6 +67,7 @@ def test_a_token_is_created_copied_and_revoked(
     uvicorn_server,  # noqa: F811 - the imported fixtures
     browser,  # noqa: F811
     people,  # noqa: F811
+    files,
 ):
     owner, room = people["owner"], people["room"]
     other = Project.objects.create(name="Other")
@@ -92,6 +94,13 @@ def test_a_token_is_created_copied_and_revoked(
     assert [r["room_id"] for r in listed] == [str(room.pk)]
     token = AccessToken.objects.get(name="Codex laptop")
     assert token.project == room.project
+
+    # What it proposes says which token sent it.
+    propose_via_api(uvicorn_server, secret, room, files, name="Byline", key="byline-0001")
+    page.goto(f"{uvicorn_server}/")
+    row = page.locator("[data-pending-rows] tr", has_text="Byline")
+    expect(row).to_contain_text("owner · Codex laptop")
+    both_widths(page, "connected-inbox")
 
     # Shown once: the list no longer has the secret.
     page.goto(f"{uvicorn_server}/connected/tokens/")
