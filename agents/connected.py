@@ -19,7 +19,7 @@ from osfoundry.auth import User
 from osfoundry.errors import NotFound
 from osfoundry.oauth import grant_key, redirect_destination
 
-from .models import AccessToken, AgentProfile, ClientProject
+from .models import AccessToken, AgentProfile, ClientGrant
 from .tokens import connection_key, revoke_access_token
 
 OAUTH_SUFFIX = " via OAuth"
@@ -46,7 +46,7 @@ class ConnectedClient:
     redirect_hosts: tuple[str, ...]
     scopes: tuple[str, ...]
     connected_at: datetime
-    last_used_at: datetime  # when it last got a token (a refresh is a use)
+    last_used_at: datetime  # its last call (to the 10 minutes), else when it last got a token
     project: str  # the project chosen on the consent page; "" for all
 
 
@@ -60,9 +60,9 @@ def connected_clients(*, user: User) -> list[ConnectedClient]:
         .order_by("-last")
     )
     clients = Client.objects.in_bulk([row["client_id"] for row in rows])
-    projects = {
-        row.client_id: row.project.name if row.project else "(deleted project)"
-        for row in ClientProject.objects.filter(user=user).select_related("project")
+    grants = {
+        grant.client_id: grant
+        for grant in ClientGrant.objects.filter(user=user).select_related("project")
     }
     found = []
     for row in rows:
@@ -81,11 +81,22 @@ def connected_clients(*, user: User) -> list[ConnectedClient]:
                 redirect_hosts=tuple(sorted(hosts)),
                 scopes=tuple(sorted(s for s in scopes if s.startswith("osfoundry:"))),
                 connected_at=row["first"],
-                last_used_at=row["last"],
-                project=projects.get(client.id, ""),
+                last_used_at=last_used(grants.get(client.id)) or row["last"],
+                project=confined_to(grants.get(client.id)),
             )
         )
     return found
+
+
+def last_used(grant: ClientGrant | None) -> datetime | None:
+    return grant.last_used_at if grant else None
+
+
+def confined_to(grant: ClientGrant | None) -> str:
+    """The project name an app is confined to; "" for all."""
+    if grant is None or not grant.is_confined:
+        return ""
+    return grant.project.name if grant.project else "(a deleted project: nothing)"
 
 
 @transaction.atomic
@@ -97,7 +108,6 @@ def disconnect_client(*, user: User, client_id: str) -> int:
     if not tokens.exists():
         raise NotFound(f"No connected app {client_id!r}", field="client_id")
     deleted, _ = tokens.delete()  # one by one, with signals: the revocation hooks run
-    ClientProject.objects.filter(user=user, client_id=client_id).delete()  # asked afresh
     return deleted
 
 
@@ -150,6 +160,11 @@ def my_agents(*, user: User) -> list[MyAgent]:
         .values("client_id")
         .annotate(last=Max("created_at"))
     }
+    # A client's last call outlives its tokens: a disconnected agent was still seen.
+    seen = {
+        grant_key(grant.client_id, user.pk): grant.last_used_at
+        for grant in ClientGrant.objects.filter(user=user, last_used_at__isnull=False)
+    }
     agents = []
     for profile in profiles:
         key = profile.connection_key or ""
@@ -159,7 +174,7 @@ def my_agents(*, user: User) -> list[MyAgent]:
                 handle=profile.handle,
                 via=names[key].name if key in names else "",
                 is_connected=token.is_active if token else key in grants,
-                last_seen_at=token.last_used_at if token else grants.get(key),
+                last_seen_at=token.last_used_at if token else seen.get(key, grants.get(key)),
                 unread=max(profile.last_inbox_sequence - profile.last_delivered_sequence, 0),
             )
         )

@@ -10,12 +10,14 @@ import uuid
 from dataclasses import replace
 from typing import Any
 
+from django.utils import timezone
+
 from osfoundry import oauth, oauth_views
 from osfoundry.auth import Principal, User
 from osfoundry.errors import Invalid
 
-from .models import ClientProject
-from .tokens import check_project, projects_for_user
+from .models import ClientGrant
+from .tokens import TOUCH_EVERY_S, check_project, projects_for_user
 
 # A grant whose project was deleted reaches nothing: a project id no Room has.
 NO_PROJECT = uuid.UUID(int=0)
@@ -25,19 +27,11 @@ def set_client_project(*, user: User, client_id: str, project_id) -> None:
     """Record the person's choice for the client: one of their projects, or every one (None).
     Invalid names the field when the project is not theirs."""
     project = check_project(user, project_id)
-    if project is None:
-        ClientProject.objects.filter(client_id=client_id, user=user).delete()
-    else:
-        ClientProject.objects.update_or_create(
-            client_id=client_id, user=user, defaults={"project": project}
-        )
-
-
-def client_project_id(*, client_id: str, user_id: int) -> uuid.UUID | None:
-    row = ClientProject.objects.filter(client_id=client_id, user_id=user_id).first()
-    if row is None:
-        return None
-    return row.project_id or NO_PROJECT
+    ClientGrant.objects.update_or_create(
+        client_id=client_id,
+        user=user,
+        defaults={"is_confined": project is not None, "project": project},
+    )
 
 
 def authenticate_oauth_token(raw: str, *, resource: str | None = None) -> Principal | None:
@@ -45,8 +39,16 @@ def authenticate_oauth_token(raw: str, *, resource: str | None = None) -> Princi
     if principal is None:
         return None
     _kind, client_id, _user = principal.token_key.split(":", 2)
-    project_id = client_project_id(client_id=client_id, user_id=principal.user.pk)
-    return replace(principal, project_id=project_id) if project_id else principal
+    grant = ClientGrant.objects.filter(client_id=client_id, user_id=principal.user.pk).first()
+    if grant is None:  # granted before osFoundry kept grants: every project, as then
+        return principal
+    now = timezone.now()
+    # Touched at most every TOUCH_EVERY_S, as personal tokens are (agents.tokens).
+    if grant.last_used_at is None or (now - grant.last_used_at).total_seconds() > TOUCH_EVERY_S:
+        ClientGrant.objects.filter(pk=grant.pk).update(last_used_at=now)
+    if not grant.is_confined:
+        return principal
+    return replace(principal, project_id=grant.project_id or NO_PROJECT)
 
 
 class AuthorizationView(oauth_views.AuthorizationView):

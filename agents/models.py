@@ -205,24 +205,26 @@ class MessageKey(IdempotencyKey):
         ]
 
 
-class ClientProject(models.Model):
-    """The project a person let an OAuth client act in, chosen on the consent page. No row: every
-    project of the person. A row whose project was deleted confines the client to nothing (it
-    never widens)."""
+class ClientGrant(models.Model):
+    """What osFoundry keeps of a person's grant to an OAuth client beside allauth's tokens: the
+    project chosen on the consent page and when the client last used a token. Confined with no
+    project: its project was deleted, and the client reaches nothing (a grant never widens)."""
 
     client = models.ForeignKey(
         "allauth_idp_oidc.Client", on_delete=models.CASCADE, related_name="+"
     )
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    is_confined = models.BooleanField(default=False)
     project = models.ForeignKey(
-        "rooms.Project", on_delete=models.SET_NULL, null=True, related_name="+"
+        "rooms.Project", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
-    chosen_at = models.DateTimeField(auto_now=True)
+    granted_at = models.DateTimeField(auto_now=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["client", "user"], name="one_project_per_client_grant")
+            models.UniqueConstraint(fields=["client", "user"], name="one_grant_per_client_and_user")
         ]
 
     def __str__(self):
-        return f"{self.client_id} for {self.user_id}: {self.project_id or 'nothing'}"
+        return f"{self.client_id} for {self.user_id}"

@@ -6,7 +6,7 @@ import re
 import pytest
 from allauth.idp.oidc.models import Token
 
-from agents.models import ClientProject
+from agents.models import ClientGrant
 from osfoundry.auth import authenticate_bearer
 from rooms.models import Project, Room
 from rooms.services import list_rooms
@@ -67,6 +67,17 @@ def test_a_client_confined_to_one_project_finds_only_its_rooms(client, owner, ro
     assert [c.project for c in client.get("/connected/apps/").context["clients"]] == ["Demo"]
 
 
+def test_a_confined_clients_deleted_project_leaves_it_nothing(client, owner, room, two_projects):
+    project, _other = two_projects
+    client.force_login(owner)
+    client_id = registered_client_id(client, client_name="Codex", redirect_uris=[REDIRECT])
+    _, done = consent(client, client_id, project=str(project.pk))
+    token = exchange(client, client_id, REDIRECT, query_of(done["Location"])["code"])
+    project.delete()
+    principal = authenticate_bearer(token["access_token"], resource=RESOURCE)
+    assert list_rooms(principal.user) == []
+
+
 def test_all_projects_leaves_the_client_unconfined(client, owner, two_projects):
     client.force_login(owner)
     client_id = registered_client_id(client, client_name="Codex", redirect_uris=[REDIRECT])
@@ -75,7 +86,8 @@ def test_all_projects_leaves_the_client_unconfined(client, owner, two_projects):
     principal = authenticate_bearer(token["access_token"], resource=RESOURCE)
     assert principal.project_id is None
     assert len(list_rooms(principal.user)) == 2
-    assert not ClientProject.objects.exists()
+    assert ClientGrant.objects.get().is_confined is False
+    assert ClientGrant.objects.get().last_used_at is not None  # that call used it
 
 
 def test_a_project_not_the_persons_is_refused_and_grants_nothing(client, owner, stranger):
@@ -86,5 +98,5 @@ def test_a_project_not_the_persons_is_refused_and_grants_nothing(client, owner, 
     _, done = consent(client, client_id, project=str(theirs.pk))
     assert done.status_code == 200
     assert "is not a project of yours" in done.content.decode().replace("&#x27;", "'")
-    assert not ClientProject.objects.exists()
+    assert not ClientGrant.objects.exists()
     assert not Token.objects.filter(type=Token.Type.AUTHORIZATION_CODE).exists()

@@ -172,6 +172,7 @@ def test_disconnecting_an_app_ends_its_access_on_the_next_call(
     row = page.locator('[data-handle="owner-claude"]')
     expect(row).to_contain_text("Test agent via OAuth")
     expect(row).to_contain_text("No access")
+    expect(row).to_contain_text("just now")  # last seen: its calls before the disconnect
     both_widths(page, "connected-agents")
 
 
