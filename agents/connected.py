@@ -116,11 +116,6 @@ class Connection:
     name: str  # the token's or client's name, or "" when it is gone
     handle: str  # the agent's handle on the network, or ""
 
-    def byline(self, fallback: str) -> str:
-        """ "bob-codex · Codex via OAuth", as much of it as is known, else `fallback`."""
-        parts = [part for part in (self.handle, self.name) if part]
-        return " · ".join(parts) if parts else fallback
-
 
 def describe_connections(keys) -> dict[str, Connection]:
     """Each connection key's handle and name, in three queries whatever the number of keys."""
@@ -132,7 +127,7 @@ def describe_connections(keys) -> dict[str, Connection]:
     token_ids = [key.removeprefix("pat:") for key in keys if key.startswith("pat:")]
     for token in AccessToken.objects.filter(pk__in=[i for i in token_ids if i.isdigit()]):
         names[connection_key(token)] = token.name or f"token {token.prefix}…"
-    client_ids = {key.split(":")[1]: key for key in keys if key.startswith("oauth:")}
+    client_ids = {key.split(":")[1] for key in keys if key.startswith("oauth:")}
     for client in Client.objects.filter(id__in=client_ids):
         for key in keys:
             if key.startswith(f"oauth:{client.id}:"):
