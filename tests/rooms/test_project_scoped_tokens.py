@@ -153,6 +153,26 @@ def test_mcp_finds_only_the_tokens_project_on_both_paths(
     assert not call_tool(url, scoped_token, "read_room", {"room_id": str(room.pk)}).is_error
 
 
+def test_an_mcp_proposal_records_its_token_and_stays_in_the_project(
+    asgi_server, scoped, room, other_room, files
+):
+    token, raw = scoped
+    arguments = {"name": "Timer", "files": files, "idempotency_key": "mcp-scoped-1"}
+    outside = call_tool(
+        asgi_server.mcp_url,
+        raw,
+        "propose_room_snippet_app",
+        {"room_id": str(other_room.pk), **arguments},
+    )
+    assert outside.structured_content["error"]["code"] == "not_found"
+    inside = call_tool(
+        asgi_server.mcp_url, raw, "propose_room_snippet_app", {"room_id": str(room.pk), **arguments}
+    )
+    assert not inside.is_error
+    proposal = Proposal.objects.get()
+    assert (proposal.room, proposal.proposed_via) == (room, f"pat:{token.pk}")
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_the_websocket_feed_closes_on_a_room_of_another_project(
     room, other_room, scoped_token
