@@ -34,6 +34,15 @@ class AccessToken(models.Model):
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # The one project it may act in; blank: every project of its person. Deleting the project
+    # deletes the token rather than widening it.
+    project = models.ForeignKey(
+        "rooms.Project",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="access_tokens",
+    )
 
     objects = AccessTokenQuerySet.as_manager()
 
@@ -228,3 +237,28 @@ class ReadMark(models.Model):
 
     def __str__(self):
         return f"{self.user} read {self.conversation}"
+
+
+class ClientGrant(models.Model):
+    """What osFoundry keeps of a person's grant to an OAuth client beside allauth's tokens: the
+    project chosen on the consent page and when the client last used a token. Confined with no
+    project: its project was deleted, and the client reaches nothing (a grant never widens)."""
+
+    client = models.ForeignKey(
+        "allauth_idp_oidc.Client", on_delete=models.CASCADE, related_name="+"
+    )
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    is_confined = models.BooleanField(default=False)
+    project = models.ForeignKey(
+        "rooms.Project", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    granted_at = models.DateTimeField(auto_now=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["client", "user"], name="one_grant_per_client_and_user")
+        ]
+
+    def __str__(self):
+        return f"{self.client_id} for {self.user_id}"

@@ -19,6 +19,7 @@ from . import feed
 from .mentions import mentioned_handles
 from .models import AgentProfile, Channel, InboxEntry, Message, MessageKey, agent_key
 from .services import profiles_visible_to
+from .tokens import connection_projects
 
 MAX_BODY_CHARS = 20_000
 MAX_RECIPIENTS = 20
@@ -112,6 +113,13 @@ def route_message(
     wanted = to + mentions
     pool = channel.members.all() if channel else profiles_visible_to(sender)
     found = {p.handle: p for p in pool.filter(handle__in=wanted)}
+    if channel:  # a member whose token is confined to another project is not reached here
+        confined = connection_projects(p.connection_key for p in found.values())
+        found = {
+            h: p
+            for h, p in found.items()
+            if confined.get(p.connection_key or "", channel.project_id) == channel.project_id
+        }
     visible = (
         set(profiles_visible_to(sender).filter(handle__in=wanted).values_list("handle", flat=True))
         if channel
@@ -154,6 +162,9 @@ def route_message(
 def get_channel_for_profile(profile: AgentProfile, channel: str) -> Channel:
     """A channel the profile is a member of, by id or by name; NotFound otherwise."""
     mine = Channel.objects.filter(members=profile).select_related("project")
+    confined = connection_projects([profile.connection_key])  # a project-scoped token
+    if confined:
+        mine = mine.filter(project_id__in=confined.values())
     try:
         matches = list(mine.filter(pk=uuid.UUID(channel)))
     except ValueError:

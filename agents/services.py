@@ -14,6 +14,7 @@ from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound
 from rooms.models import Project
 
 from .models import AgentProfile, Channel
+from .tokens import connection_projects
 
 # ---------------------------------------------------------------------------------------------
 # Profiles
@@ -164,4 +165,15 @@ def check_channel_members(*, project: Project, profiles) -> None:
         raise Forbidden(
             f"{owners} {'is' if len(outsiders) == 1 else 'are'} not a member of project "
             f"{project.name!r}; add them to the project first"
+        )
+    confined = connection_projects(profile.connection_key for profile in profiles)
+    elsewhere = [
+        profile.handle
+        for profile in profiles
+        if confined.get(profile.connection_key or "", project.pk) != project.pk
+    ]
+    if elsewhere:
+        raise Forbidden(
+            f"{', '.join(elsewhere)}: its token may act only in another project; a channel of "
+            f"{project.name!r} needs an agent whose token reaches it"
         )

@@ -6,15 +6,21 @@ of the bearer-token backends osfoundry.auth asks (settings.BEARER_TOKEN_BACKENDS
 
 import hashlib
 import secrets
+import uuid
+from datetime import datetime, timedelta
 
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from osfoundry.auth import SCOPES, Principal, User
 from osfoundry.errors import Invalid
+from rooms.models import Project
 
 from .models import AccessToken
 
 PAT_PREFIX = "osf_"
+NAME_MAX_CHARS = 200
+MAX_EXPIRY_DAYS = 366
 # Touch at most this often: a busy agent must not turn every call into a write, and 20,000 idle
 # agents long-polling every 50 s would otherwise write ~200 times a second.
 TOUCH_EVERY_S = 600
@@ -35,15 +41,62 @@ def parse_scopes(scopes: str) -> str:
     return " ".join(scope for scope in SCOPES if scope in wanted)
 
 
-def create_access_token(*, user: User, scopes: str, name: str = "") -> tuple[AccessToken, str]:
-    """Create a token and return it with its secret, which is shown once and never stored."""
+def projects_for_user(user: User) -> QuerySet[Project]:
+    """The projects a token of `user` may be confined to: those it belongs to or owns a Room in."""
+    return Project.objects.filter(Q(members=user) | Q(rooms__owner=user)).distinct()
+
+
+def check_project(user: User, project_id) -> Project | None:
+    if project_id in (None, ""):
+        return None
+    try:
+        project = projects_for_user(user).filter(pk=uuid.UUID(str(project_id))).first()
+    except ValueError:
+        project = None
+    if project is None:
+        raise Invalid(
+            f"project: {str(project_id)!r} is not a project of yours; choose one you belong to",
+            field="project",
+        )
+    return project
+
+
+def check_expiry(expires_in_days: int | None) -> datetime | None:
+    if expires_in_days is None:
+        return None
+    if not 1 <= expires_in_days <= MAX_EXPIRY_DAYS:
+        raise Invalid(
+            f"expires_in_days: {expires_in_days} is out of range; use 1 to {MAX_EXPIRY_DAYS}"
+            " days, or no expiry",
+            field="expires_in_days",
+        )
+    return timezone.now() + timedelta(days=expires_in_days)
+
+
+def create_access_token(
+    *,
+    user: User,
+    scopes: str,
+    name: str = "",
+    expires_in_days: int | None = None,
+    project_id=None,
+) -> tuple[AccessToken, str]:
+    """Create a token and return it with its secret, which is shown once and never stored.
+    With `project_id` it acts only in that project (rooms.access applies it)."""
+    if len(name) > NAME_MAX_CHARS:
+        raise Invalid(f"name: at most {NAME_MAX_CHARS} characters", field="name")
+    scopes = parse_scopes(scopes)
+    expires_at = check_expiry(expires_in_days)
+    project = check_project(user, project_id)
     raw = PAT_PREFIX + secrets.token_urlsafe(32)
     token = AccessToken.objects.create(
         user=user,
-        name=name[:200],
+        name=name.strip(),
         prefix=raw[:10],
         token_hash=hash_token(raw),
-        scopes=parse_scopes(scopes),
+        scopes=scopes,
+        expires_at=expires_at,
+        project=project,
     )
     return token, raw
 
@@ -68,6 +121,15 @@ def connection_key(token: AccessToken) -> str:
     return f"pat:{token.pk}"
 
 
+def connection_projects(keys) -> dict[str, uuid.UUID]:
+    """The project each project-scoped connection is confined to (unscoped ones are absent)."""
+    ids = [key.removeprefix("pat:") for key in keys if key and key.startswith("pat:")]
+    rows = AccessToken.objects.filter(
+        pk__in=[i for i in ids if i.isdigit()], project__isnull=False
+    ).values_list("pk", "project_id")
+    return {f"pat:{pk}": project_id for pk, project_id in rows}
+
+
 def authenticate_personal_token(raw: str, *, resource: str | None = None) -> Principal | None:
     """The principal for a personal token; None when it is not one, unknown, revoked, expired
     or its user is inactive. Personal tokens work on every interface (`resource` is ignored)."""
@@ -90,4 +152,6 @@ def authenticate_personal_token(raw: str, *, resource: str | None = None) -> Pri
         token_key=connection_key(token),
         kind="pat",
         expires_at=token.expires_at,
+        project_id=token.project_id,
+        name=token.name or f"token {token.prefix}…",
     )

@@ -6,6 +6,7 @@ settings.BEARER_TOKEN_BACKENDS, as Django names its authentication backends: per
 tokens (agents.tokens) and OAuth access tokens (osfoundry.oauth).
 """
 
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -47,6 +48,10 @@ class Principal:
     token_key: str  # stable per token, for rate limits and logs; never the secret
     kind: str  # "pat" or "oauth"
     expires_at: datetime | None = None
+    # The one project the token may act in; None: every project its person belongs to.
+    project_id: uuid.UUID | None = None
+    # What the console calls the connection: the token's or the client's name.
+    name: str = ""
 
     def require(self, scope: str) -> None:
         if scope not in self.scopes:
@@ -73,8 +78,27 @@ def authenticate_bearer(raw: str | None, *, resource: str | None = None) -> Prin
     for backend in token_backends():
         principal = backend(raw, resource=resource)
         if principal is not None:
+            # As Django's authenticate() marks user.backend: the user instance now carries the
+            # principal, so every access function that is handed `principal.user` (or a
+            # service's `caller`) applies the token's project, and a proposal records which
+            # token made it, without each interface passing it along.
+            setattr(principal.user, PRINCIPAL_ATTRIBUTE, principal)
             return principal
     return None
+
+
+PRINCIPAL_ATTRIBUTE = "osfoundry_principal"
+
+
+def principal_of(user: AnyUser) -> Principal | None:
+    """The token a user instance acts through (authenticate_bearer); None for a session."""
+    return getattr(user, PRINCIPAL_ATTRIBUTE, None)
+
+
+def token_project_id(user: AnyUser) -> uuid.UUID | None:
+    """The project a token-authenticated user is confined to; None: not confined."""
+    principal = principal_of(user)
+    return principal.project_id if principal else None
 
 
 TokenBackend = Callable[..., Principal | None]

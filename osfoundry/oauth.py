@@ -204,7 +204,7 @@ def authenticate_oauth_token(raw: str, *, resource: str | None = None) -> Princi
         Token.objects.valid()
         .by_value(raw)
         .filter(type=Token.Type.ACCESS_TOKEN)
-        .select_related("user")
+        .select_related("user", "client")
         .first()
     )
     if token is None or token.user is None or not token.user.is_active:
@@ -215,7 +215,12 @@ def authenticate_oauth_token(raw: str, *, resource: str | None = None) -> Princi
     scopes = frozenset(token.get_scopes()) & frozenset(SCOPES)
     key = grant_key(token.client_id, token.user_id)
     return Principal(
-        user=token.user, scopes=scopes, token_key=key, kind="oauth", expires_at=token.expires_at
+        user=token.user,
+        scopes=scopes,
+        token_key=key,
+        kind="oauth",
+        expires_at=token.expires_at,
+        name=f"{token.client.name or 'An unnamed app'} via OAuth" if token.client else "OAuth",
     )
 
 

@@ -264,7 +264,7 @@ MIDDLEWARE = [
 # Bearer tokens, asked in order (osfoundry/auth.py): personal access tokens, then OAuth.
 BEARER_TOKEN_BACKENDS = [
     "agents.tokens.authenticate_personal_token",
-    "osfoundry.oauth.authenticate_oauth_token",
+    "agents.consent.authenticate_oauth_token",  # osfoundry.oauth's, confined to a project
 ]
 
 # The modules whose TOOLS the MCP endpoint publishes, in this order (osfoundry/mcp/tooling.py).

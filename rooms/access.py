@@ -1,15 +1,18 @@
 """Who may see what: one access function per object, used by every interface.
 
 Each raises NotFound for "missing" and "not yours" alike: a stranger learns nothing, not even
-that an id exists.
+that an id exists. A token scoped to one project (osfoundry.auth.token_project_id) finds only
+that project's Rooms, proposals and repositories: the others are "not found" exactly so.
 """
 
 import uuid
 
-from osfoundry.auth import AnyUser
+from django.db.models import QuerySet
+
+from osfoundry.auth import AnyUser, token_project_id
 from osfoundry.errors import Conflict, Invalid, NotFound, Unavailable
 
-from .models import LauncherApp, Project, Proposal, RepositoryVersion, Room
+from .models import LauncherApp, Project, Proposal, Repository, RepositoryVersion, Room
 
 LOCAL_ROOMS_UNAVAILABLE = "Local Rooms are unavailable"
 
@@ -21,13 +24,26 @@ def parse_uuid(value, *, field: str, what: str) -> uuid.UUID:
         raise NotFound(f"{what} {value!r} not found", field=field) from None
 
 
+def rooms_for_user(user: AnyUser) -> QuerySet[Room]:
+    """The Rooms `user` owns or belongs to, within its token's project if it has one."""
+    rooms = Room.objects.visible_to(user)
+    project_id = token_project_id(user)
+    return rooms if project_id is None else rooms.filter(project_id=project_id)
+
+
+def in_token_project(user: AnyUser, project_id) -> bool:
+    """Whether `user`'s token (if any) may act in the project."""
+    scope = token_project_id(user)
+    return scope is None or scope == project_id
+
+
 def get_room_for_user(user: AnyUser, room_id, *, agent: bool = False) -> Room:
     """The Room if `user` owns it or is a member; NotFound for missing and not-yours alike.
 
     `agent=True` is for agent-facing operations, which never reach a local Room.
     """
     pk = parse_uuid(room_id, field="room_id", what="Room")
-    room = Room.objects.visible_to(user).filter(pk=pk).select_related("project", "owner").first()
+    room = rooms_for_user(user).filter(pk=pk).select_related("project", "owner").first()
     if room is None:
         raise NotFound(
             f"Room {str(room_id)!r} not found; call list_rooms for the Room ids you can use",
@@ -49,7 +65,9 @@ def get_proposal_for_user(user: AnyUser, proposal_id) -> Proposal:
     )
     if proposal is None or not user.is_authenticated:
         raise NotFound(f"Proposal {str(proposal_id)!r} not found", field="proposal_id")
-    if user.pk not in (proposal.room.owner_id, proposal.proposed_by_id):
+    if user.pk not in (proposal.room.owner_id, proposal.proposed_by_id) or not in_token_project(
+        user, proposal.room.project_id
+    ):
         raise NotFound(f"Proposal {str(proposal_id)!r} not found", field="proposal_id")
     return proposal
 
@@ -81,12 +99,34 @@ def get_repo_version_for_user(user: AnyUser, *, repository_id, version_id) -> Re
         version is None
         or project is None
         or not user.is_authenticated
+        or not in_token_project(user, project.pk)
         or not (
             project.members.filter(pk=user.pk).exists() or project.rooms.filter(owner=user).exists()
         )
     ):
         raise NotFound(f"Version {str(version_id)!r} not found", field="version_id")
     return version
+
+
+def get_repository_for_user(user: AnyUser, repository_id) -> Repository:
+    """A repository for members of its project and owners of its Rooms, within a token's
+    project; NotFound for everyone else. The one check for git (smart HTTP, a personal token as
+    the password): the git server calls `authenticate_bearer(password)`, then this with
+    `principal.user`."""
+    pk = parse_uuid(repository_id, field="repository_id", what="Repository")
+    repository = Repository.objects.select_related("project").filter(pk=pk).first()
+    project = repository.project if repository else None
+    if (
+        repository is None
+        or project is None
+        or not user.is_authenticated
+        or not in_token_project(user, project.pk)
+        or not (
+            project.members.filter(pk=user.pk).exists() or project.rooms.filter(owner=user).exists()
+        )
+    ):
+        raise NotFound(f"Repository {str(repository_id)!r} not found", field="repository_id")
+    return repository
 
 
 def get_pending_proposal_for_owner(*, owner: AnyUser, proposal_id) -> Proposal:
@@ -101,7 +141,11 @@ def get_pending_proposal_for_owner(*, owner: AnyUser, proposal_id) -> Proposal:
         if owner.is_authenticated
         else None
     )
-    if proposal is None or not proposal.room.is_owned_by(owner):
+    if (
+        proposal is None
+        or not proposal.room.is_owned_by(owner)
+        or not in_token_project(owner, proposal.room.project_id)
+    ):
         raise NotFound(f"Proposal {str(proposal_id)!r} not found", field="proposal_id")
     if not proposal.is_pending:
         where = (

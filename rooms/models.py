@@ -122,6 +122,7 @@ class Proposal(models.Model):
     proposed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="proposals"
     )
+    proposed_via = models.CharField(max_length=100, blank=True)  # the token's connection key
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
     # An update names the app it updates and the revision it was proposed against; a new app's
     # proposal gets its app when approved.

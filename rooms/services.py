@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from django.db import transaction
 from django.utils import timezone
 
-from osfoundry.auth import AnyUser, User
+from osfoundry.auth import AnyUser, User, principal_of
 from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound, refuse
 from osfoundry.idempotency import IdempotentRequest, canonical_hash, key_problems
 from osfoundry.schemas import MAX_PAGE
@@ -220,7 +220,9 @@ def insert_proposal(
         return ProposalResult(pending, duplicate_of_pending=True)
     if fields.get("previous") is not None:
         fields["previous"] = supersede(fields["previous"])
-    proposal = Proposal.objects.create(room=room, proposed_by=caller, **fields)
+    principal = principal_of(caller)  # which token or client sent it, for the card's byline
+    via = principal.token_key if principal else ""
+    proposal = Proposal.objects.create(room=room, proposed_by=caller, proposed_via=via, **fields)
     request.record(proposal)
     events.append_room_event(
         room=room,
@@ -230,6 +232,7 @@ def insert_proposal(
             "name": proposal.name,
             "kind": proposal.kind,
             "proposed_by": caller.get_username(),
+            "proposed_via": principal.name if principal else "",
             "file_count": proposal.file_count,
             "total_bytes": proposal.total_bytes,
             "instance_id": str(proposal.app_id) if proposal.app_id else None,
@@ -387,7 +390,7 @@ def decline_proposal(
 
 
 def list_rooms(user: AnyUser) -> list[dict]:
-    rooms = Room.objects.visible_to(user).select_related("project", "owner")
+    rooms = access.rooms_for_user(user).select_related("project", "owner")
     return [room.as_dict() for room in rooms]
 
 

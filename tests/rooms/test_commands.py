@@ -89,6 +89,17 @@ def test_create_token_prints_a_working_token_once(agent):
     assert raw not in stored.token_hash and stored.prefix == raw[:10]
 
 
+def test_create_token_for_one_project_with_an_expiry(agent, project):
+    project.members.add(agent)
+    out = StringIO()
+    arguments = ["--user", "agent", "--project", str(project.pk), "--expires-days", "7"]
+    call_command("create_token", *arguments, stdout=out)
+    principal = authenticate_bearer(out.getvalue().strip())
+    assert principal.project_id == project.pk and principal.expires_at is not None
+    with pytest.raises(CommandError, match="is not a project of yours"):
+        call_command("create_token", "--user", "agent", "--project", "nope")
+
+
 @pytest.mark.django_db
 def test_create_token_refuses_unknown_scopes_and_users(agent):
     with pytest.raises(CommandError, match="not valid"):

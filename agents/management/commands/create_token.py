@@ -12,13 +12,21 @@ class Command(BaseCommand):
         parser.add_argument("--user", required=True, help="username")
         parser.add_argument("--scopes", default="osfoundry:read osfoundry:write")
         parser.add_argument("--name", default="")
+        parser.add_argument("--project", default=None, help="a project id: act only there")
+        parser.add_argument("--expires-days", type=int, default=None, help="default: never")
 
-    def handle(self, *args, user, scopes, name, **options):
+    def handle(self, *args, user, scopes, name, project, expires_days, **options):
         account = get_user_model().objects.filter(username=user).first()
         if account is None:
             raise CommandError(f"No user {user!r}; create it first (manage.py createsuperuser).")
         try:
-            _token, raw = create_access_token(user=account, scopes=scopes, name=name)
+            _token, raw = create_access_token(
+                user=account,
+                scopes=scopes,
+                name=name,
+                project_id=project,
+                expires_in_days=expires_days,
+            )
         except DomainError as error:
             raise CommandError(error.message) from None
         self.stdout.write(raw)
