@@ -1,8 +1,6 @@
-"""osFoundry Rooms settings: one file, every deployment knob from the environment.
-
-Defaults give the embedded mode (SQLite, in-memory channel layer, one process). Production sets
-DATABASE_URL, REDIS_URL, SECRET_KEY, ALLOWED_HOSTS and PUBLIC_ORIGIN; see .env.example.
-"""
+"""osFoundry Rooms settings: one file, every deployment knob from the environment. Defaults give
+the embedded mode (SQLite, in-memory channel layer, one process). Production sets DATABASE_URL,
+REDIS_URL, SECRET_KEY, ALLOWED_HOSTS and PUBLIC_ORIGIN; see .env.example."""
 
 import os
 import secrets
@@ -363,8 +361,7 @@ CACHES: dict[str, dict] = {"default": {"BACKEND": "django.core.cache.backends.lo
 if REDIS_URL:
     CACHES = {
         "default": {
-            # Redis down is a cache miss, not a 500 (osfoundry/cache.py).
-            "BACKEND": "osfoundry.cache.ForgivingRedisCache",
+            "BACKEND": "osfoundry.cache.ForgivingRedisCache",  # Redis down: a miss, not a 500
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": REDIS_PREFIX,
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
@@ -376,8 +373,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
-    # dulwich logs every git request's capabilities at INFO: the access log says enough.
-    "loggers": {"dulwich": {"level": "WARNING"}},
+    "loggers": {"dulwich": {"level": "WARNING"}},  # not each git request's capabilities
 }
 
 # Product limits (documented in README "Limits").
@@ -388,19 +384,16 @@ IDEMPOTENCY_KEY_DAYS = env_int("IDEMPOTENCY_KEY_DAYS", 30, minimum=1)
 # JSON escaping can double a file's size on the wire; anything bigger is refused unread.
 DATA_UPLOAD_MAX_MEMORY_SIZE = SNIPPET_MAX_TOTAL_BYTES * 2 + 256 * 1024
 
-# One budget per token (anonymous calls: per client address) for the REST API, the REST
-# long-poll and the MCP endpoint together (osfoundry/ratelimit.py). Formerly MCP_RATE_LIMIT and
-# MCP_RATE_WINDOW, when only the MCP endpoint counted; the old names work in this release.
+# One budget per token (else per client address) for REST, its long-poll and MCP together
+# (osfoundry/ratelimit.py); MCP_RATE_LIMIT/MCP_RATE_WINDOW, the old names, work this release.
 RATE_LIMIT = env_int(env_renamed("RATE_LIMIT", "MCP_RATE_LIMIT"), 2000, minimum=1)  # calls
 RATE_WINDOW = env_int(env_renamed("RATE_WINDOW", "MCP_RATE_WINDOW"), 60, minimum=1)  # seconds
 
-# The async routes' database threads (osfoundry/dbthreads.py): the MCP endpoint, the REST
-# long-poll. Per process; each thread keeps its connection this many seconds.
+# The async routes' database threads per process (osfoundry/dbthreads.py: MCP, the long-poll).
 DATABASE_THREADS = env_int(env_renamed("DATABASE_THREADS", "MCP_DATABASE_THREADS"), 8, minimum=1)
 DATABASE_THREAD_CONN_MAX_AGE = env_int(
     env_renamed("DATABASE_THREAD_CONN_MAX_AGE", "MCP_CONN_MAX_AGE"), 300
 )
 
-# Threads (per process) that serve git over HTTP (rooms/gitserver.py): each push or clone holds
-# one while it runs, with its own database connection.
+# Threads per process serving git (rooms/gitserver.py): one, with a connection, per push/clone.
 GIT_THREADS = env_int("GIT_THREADS", 10, minimum=1)

@@ -11,6 +11,7 @@ from django.db.models import QuerySet
 
 from osfoundry.auth import AnyUser, token_project_id
 from osfoundry.errors import Conflict, Invalid, NotFound, Unavailable
+from osfoundry.schemas import MAX_PAGE
 
 from .models import LauncherApp, Project, Proposal, Repository, RepositoryVersion, Room
 
@@ -180,3 +181,20 @@ def get_version_in_project(
             field="version_id",
         )
     return version
+
+
+# Reads shared by the API, the MCP tools and the console
+
+
+def list_rooms(user: AnyUser) -> list[dict]:
+    rooms = rooms_for_user(user).select_related("project", "owner")
+    return [room.as_dict() for room in rooms]
+
+
+def list_room_apps(
+    user: AnyUser, room_id, *, limit: int = MAX_PAGE, agent: bool = False
+) -> list[dict]:
+    room = get_room_for_user(user, room_id, agent=agent)
+    apps = room.apps.filter(position__isnull=False).select_related("proposal")
+    apps = apps.order_by("position")[:limit]
+    return [app.as_dict() for app in apps]

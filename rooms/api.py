@@ -6,7 +6,7 @@ from osfoundry.api_auth import bearer, principal_with
 from osfoundry.auth import READ, WRITE
 from osfoundry.schemas import MAX_PAGE, PageLimit, Sequence
 
-from . import events, repositories, revisions, services
+from . import access, events, repositories, revisions, services
 from .access import get_app_for_user, get_room_for_user
 from .schemas import RepoProposalIn, SnippetProposalIn, UpdateProposalIn
 
@@ -35,7 +35,7 @@ class EventsQuery(Schema):
 @router.get("/rooms", summary="List the Rooms you can reach")
 def list_rooms(request):
     principal = principal_with(request, READ)
-    return {"rooms": services.list_rooms(principal.user)}
+    return {"rooms": access.list_rooms(principal.user)}
 
 
 @router.get("/rooms/{room_id}", summary="Read a Room")
@@ -48,7 +48,7 @@ def read_room(request, room_id: str):
 @router.get("/rooms/{room_id}/apps", summary="List a Room's launcher apps in tab order")
 def list_room_apps(request, room_id: str, query: Query[LimitQuery]):
     principal = principal_with(request, READ)
-    apps = services.list_room_apps(principal.user, room_id, limit=query.limit, agent=True)
+    apps = access.list_room_apps(principal.user, room_id, limit=query.limit, agent=True)
     return {"apps": apps}
 
 

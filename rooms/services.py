@@ -12,7 +12,6 @@ from django.utils import timezone
 from osfoundry.auth import AnyUser, User, principal_of
 from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound, refuse
 from osfoundry.idempotency import IdempotentRequest, canonical_hash, key_problems
-from osfoundry.schemas import MAX_PAGE
 
 from . import access, events, repositories, runchecks, tabs
 from .access import get_room_for_user, parse_uuid
@@ -383,21 +382,3 @@ def decline_proposal(
     )
     proposal.refresh_from_db()
     return proposal
-
-
-# ---------------------------------------------------------------------------------------------
-# Reads shared by the API, the MCP tools and the console
-
-
-def list_rooms(user: AnyUser) -> list[dict]:
-    rooms = access.rooms_for_user(user).select_related("project", "owner")
-    return [room.as_dict() for room in rooms]
-
-
-def list_room_apps(
-    user: AnyUser, room_id, *, limit: int = MAX_PAGE, agent: bool = False
-) -> list[dict]:
-    room = get_room_for_user(user, room_id, agent=agent)
-    apps = room.apps.filter(position__isnull=False).select_related("proposal")
-    apps = apps.order_by("position")[:limit]
-    return [app.as_dict() for app in apps]

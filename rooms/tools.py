@@ -41,7 +41,7 @@ WAIT_FOR_APPROVAL = (
 
 
 def list_rooms(ctx: CallContext, args: NoArgs) -> dict:
-    return {"rooms": services.list_rooms(ctx.principal.user)}
+    return {"rooms": access.list_rooms(ctx.principal.user)}
 
 
 def read_room(ctx: CallContext, args: RoomArgs) -> dict:
@@ -51,7 +51,7 @@ def read_room(ctx: CallContext, args: RoomArgs) -> dict:
 
 def list_room_apps(ctx: CallContext, args: RoomAppsArgs) -> dict:
     user = ctx.principal.user
-    return {"apps": services.list_room_apps(user, args.room_id, limit=args.limit, agent=True)}
+    return {"apps": access.list_room_apps(user, args.room_id, limit=args.limit, agent=True)}
 
 
 def read_room_app_status(ctx: CallContext, args: AppArgs) -> dict:

@@ -8,8 +8,8 @@ from allauth.idp.oidc.models import Token
 
 from agents.models import ClientGrant
 from osfoundry.auth import authenticate_bearer
+from rooms.access import list_rooms
 from rooms.models import Project, Room
-from rooms.services import list_rooms
 from tests.osfoundry.oauth_helpers import (
     AUTHORIZE,
     RESOURCE,

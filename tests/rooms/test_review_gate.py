@@ -3,9 +3,9 @@
 import pytest
 
 from osfoundry.errors import NotFound
-from rooms.access import get_proposal_for_user
+from rooms.access import get_proposal_for_user, list_room_apps
 from rooms.events import room_events_after
-from rooms.services import approve_proposal, list_room_apps, propose_snippet
+from rooms.services import approve_proposal, propose_snippet
 
 
 @pytest.fixture

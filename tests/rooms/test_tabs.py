@@ -3,10 +3,11 @@
 import pytest
 
 from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound
+from rooms.access import list_room_apps
 from rooms.events import room_events_after
 from rooms.models import LauncherApp
 from rooms.revisions import propose_update
-from rooms.services import approve_proposal, list_room_apps
+from rooms.services import approve_proposal
 from rooms.tabs import move_app, remove_app, rename_app, restore_app, rollback_app
 from tests.rooms.helpers import propose
 
