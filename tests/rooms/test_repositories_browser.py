@@ -76,7 +76,7 @@ def test_agent_pushes_proposes_owner_reviews_approves_and_the_app_runs(
     owner = login(browser, uvicorn_server, "owner")
     owner.on("dialog", lambda dialog: dialog.accept())
     owner.goto(proposal["review_url"])
-    files = owner.locator("[data-file-list] li")
+    files = owner.locator("[data-file-list] li[data-path]")
     expect(files).to_have_count(2)
     expect(owner.locator("[data-file][data-path='src/parts/Greeting.tsx'] .code")).to_contain_text(
         "Welcome"
