@@ -17,6 +17,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from agents import longpoll  # noqa: E402
+from notifications.mailer import start_in_background as start_mailer  # noqa: E402
 from osfoundry.checks import start_up_problems  # noqa: E402
 from osfoundry.http import (  # noqa: E402
     MAX_HEADER_BYTES,
@@ -66,6 +67,7 @@ async def lifespan(scope, receive, send):
             # The engine that checks proposed apps (rooms/jsengine.py) takes ~150 ms to start:
             # pay that now, in a thread of its own, not in the first proposal.
             warm_in_background()
+            start_mailer()  # proposal emails, batched, outside every request
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             await send({"type": "lifespan.shutdown.complete"})

@@ -31,5 +31,6 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("api/v1/", api.urls),
     re_path(r"^api/v1/", not_found),
+    path("", include("notifications.urls")),
     path("", include("rooms.urls")),
 ]
