@@ -2,6 +2,7 @@
 """The inbox as a notification centre, in Chromium: the pending count in the title and badge on
 every page, Recently decided, filters by Room and agent, and one websocket per tab."""
 
+import json
 import re
 
 import pytest
@@ -168,3 +169,48 @@ def test_filters_by_room_and_agent_hold_for_live_rows_and_refuse_unknown_values(
     expect(page.locator("[data-filter-error]")).to_have_count(2)
     expect(page.locator("[data-filter-error]").first).to_contain_text("No Room of yours")
     expect(rows).to_have_count(4)
+
+
+# Chromium's headless Notification shows nothing; this records what the page asked to show.
+RECORD_NOTIFICATIONS = """
+window.Notification = class extends EventTarget {
+  static permission = "granted";
+  static async requestPermission() { return "granted"; }
+  constructor(title, options) {
+    super();
+    const shown = JSON.parse(document.documentElement.dataset.shown || "[]");
+    shown.push({ title, body: options.body, tag: options.tag });
+    document.documentElement.dataset.shown = JSON.stringify(shown);
+  }
+};
+"""
+
+
+def test_desktop_notifications_are_opt_in_per_browser(
+    uvicorn_server, browser, people, agent_token, files
+):
+    from playwright.sync_api import expect
+
+    page = login(browser, uvicorn_server, "owner")
+    page.context.add_init_script(RECORD_NOTIFICATIONS)
+    page.goto(f"{uvicorn_server}/settings/notifications/")
+    expect(page.locator("[data-desktop-state]")).to_have_text("Off in this browser.")
+    wait_for_feed(page)
+    propose_via_api(uvicorn_server, agent_token, people["room"], files, key="desk-key-1")
+    expect(page.locator("[data-pending-count]")).to_have_text("1")
+    assert page.locator("html").get_attribute("data-shown") is None  # not opted in yet
+
+    page.get_by_role("button", name="Turn on").click()
+    expect(page.locator("[data-desktop-state]")).to_have_text("On in this browser.")
+    created = propose_via_api(
+        uvicorn_server, agent_token, people["room"], {"d.txt": "d"} | files, key="desk-key-2"
+    )
+    expect(page.locator("[data-pending-count]")).to_have_text("2")
+    shown = json.loads(page.locator("html").get_attribute("data-shown"))
+    assert shown == [
+        {
+            "title": "New proposal: Standup timer",
+            "body": "agent asks for your approval.",
+            "tag": f"proposal-{created['proposal_id']}",
+        }
+    ]
