@@ -28,12 +28,17 @@ def start_in_background() -> None:
 
 def run(interval: int) -> None:
     while True:
-        try:
-            close_old_connections()
-            services.send_due_emails()
-        except Exception:
-            # A database or mail outage must not end the thread: the next round retries.
-            logger.exception("sending proposal emails failed")
-        finally:
-            connections.close_all()
+        run_once()
         time.sleep(interval)
+
+
+def run_once() -> int:
+    """One round; never raises: a database or mail outage must not end the thread."""
+    try:
+        close_old_connections()
+        return services.send_due_emails()
+    except Exception:
+        logger.exception("sending proposal emails failed; the next round retries")
+        return 0
+    finally:
+        connections.close_all()

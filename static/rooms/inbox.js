@@ -15,6 +15,7 @@
     changes_requested: "Changes requested",
   };
   const decidedRows = document.querySelector("[data-decided-rows]");
+  const DECIDED_SHOWN = 20; // as many as the page shows (rooms/approvals.py RECENTLY_DECIDED)
   const decidedEmpty = document.querySelector("[data-decided-empty]");
 
   function formatSize(bytes) {
@@ -116,6 +117,7 @@
     row.appendChild(by);
     row.appendChild(cell("just now", "num"));
     decidedRows.prepend(row);
+    while (decidedRows.children.length > DECIDED_SHOWN) decidedRows.lastElementChild.remove();
     if (decidedEmpty) decidedEmpty.hidden = true;
   }
 
