@@ -31,3 +31,24 @@ def test_no_thread_when_polling_is_off(settings):
     settings.PROPOSAL_EMAIL_POLL_SECONDS = 0
     mailer.start_in_background()
     assert not mailer.started.is_set()
+
+
+def test_workers_sending_at_once_send_the_batch_once(settings, room, agent, files):
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Barrier
+
+    settings.MAILERS = {"default": {"BACKEND": "django.core.mail.backends.locmem.EmailBackend"}}
+    propose_snippet(
+        caller=agent, room_id=str(room.pk), name="Timer", files=files, idempotency_key="mailer-2"
+    )
+    services.settings_for(room.owner)  # the row exists: both workers race on the claim only
+    start = Barrier(4)
+
+    def worker():
+        start.wait()
+        return mailer.run_once()  # closes its thread's connection when done
+
+    with ThreadPoolExecutor(4) as pool:
+        sent = [future.result() for future in [pool.submit(worker) for _ in range(4)]]
+    assert sum(sent) == 1
+    assert len(mail.outbox) == 1
