@@ -108,7 +108,8 @@ def new_pending_proposals(*, old: dict, new: dict) -> list[Proposal]:
 def batch_email(owner, proposals: list[Proposal]) -> EmailMessage:
     origin = settings.PUBLIC_ORIGIN or "http://127.0.0.1:8000"
     if len(proposals) == 1:
-        subject = f"“{proposals[0].name}” needs your approval"
+        # One line whatever the name holds: a header cannot carry a line break.
+        subject = f"“{' '.join(proposals[0].name.split())}” needs your approval"
     else:
         subject = f"{len(proposals)} proposals need your approval"
     body = render_to_string(
