@@ -20,6 +20,7 @@ from django.conf import settings  # noqa: E402
 
 from agents import longpoll  # noqa: E402
 from agents.routing import websocket_urlpatterns as messages_websockets  # noqa: E402
+from notifications.mailer import start_in_background as start_mailer  # noqa: E402
 from osfoundry import health, shutdown  # noqa: E402
 from osfoundry.checks import start_up_problems  # noqa: E402
 from osfoundry.http import (  # noqa: E402
@@ -82,6 +83,7 @@ async def lifespan(scope, receive, send):
             warm_in_background()
             # SIGTERM answers parked long-polls at once instead of cutting them.
             shutdown.watch_signals()
+            start_mailer()  # proposal emails, batched, outside every request
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             await send({"type": "lifespan.shutdown.complete"})

@@ -242,6 +242,7 @@ INSTALLED_APPS = [
     "osfoundry",
     "rooms",
     "agents",
+    "notifications",
 ]
 
 MIDDLEWARE = [
@@ -350,11 +351,27 @@ IDP_OIDC_ACCESS_TOKEN_EXPIRES_IN = env_int("OAUTH_ACCESS_TOKEN_SECONDS", 3600, m
 IDP_OIDC_PRIVATE_KEY = load_oidc_private_key()
 IDP_OIDC_RATE_LIMITS = {"client_registration": env_str("OAUTH_REGISTRATION_RATE", "30/m/ip")}
 
-MAILERS = {
-    "default": {
-        "BACKEND": env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+# Email (proposal batches, notifications/services.py): the console backend prints mail in the
+# embedded mode; with EMAIL_HOST set, SMTP is the default backend.
+SMTP_HOST = env_str("EMAIL_HOST", "")
+SMTP_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+MAIL_BACKEND = env_str("EMAIL_BACKEND") or (
+    SMTP_BACKEND if SMTP_HOST else "django.core.mail.backends.console.EmailBackend"
+)
+MAILERS: dict[str, dict] = {"default": {"BACKEND": MAIL_BACKEND}}
+if MAIL_BACKEND == SMTP_BACKEND:
+    MAILERS["default"]["OPTIONS"] = {
+        "host": SMTP_HOST or "localhost",
+        "port": env_int("EMAIL_PORT", 587, minimum=1),
+        "username": env_str("EMAIL_HOST_USER", ""),
+        "password": env_str("EMAIL_HOST_PASSWORD", ""),
+        "use_tls": env_bool("EMAIL_USE_TLS", True),
+        "use_ssl": env_bool("EMAIL_USE_SSL", False),
+        "timeout": env_int("EMAIL_TIMEOUT", 10, minimum=1),
     }
-}
+# How often each process looks for proposal emails that are due (0: never; then run
+# `manage.py send_proposal_emails` from cron). At most one email per owner per 10 minutes.
+PROPOSAL_EMAIL_POLL_SECONDS = env_int("PROPOSAL_EMAIL_POLL_SECONDS", 30)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "osfoundry@localhost")
 
 CACHES: dict[str, dict] = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

@@ -37,5 +37,6 @@ urlpatterns = [
     path("api/v1/", api.urls),
     re_path(r"^api/v1/", not_found),
     path("", include("agents.urls")),  # /messages/… and /connected/…
+    path("", include("notifications.urls")),
     path("", include("rooms.urls")),
 ]

@@ -10,10 +10,15 @@ from osfoundry.auth import READ, authenticate_bearer, bearer_from_header
 from osfoundry.errors import DomainError
 
 from . import access, events
+from .models import Proposal, Room
 
 FRAME_HELP = (
     'Send a JSON text frame such as {"after_sequence": 0} to resume after a sequence; '
     "the feed sends events on its own"
+)
+PERSON_HELP = (
+    'Send a JSON text frame such as {"room_id": "…", "after_sequence": 0} to resume one of your '
+    "Rooms after a sequence; the feed sends events on its own"
 )
 
 
@@ -97,3 +102,83 @@ class RoomEventsConsumer(AsyncJsonWebsocketConsumer):
                 self.last_sent = event["sequence"]
             if len(page["events"]) < 50:
                 return
+
+
+def rooms_of(user) -> tuple[dict[str, int], set[str]]:
+    """Every Room the person sees, with its current sequence, and the ones they own."""
+    rooms = Room.objects.visible_to(user).values_list("pk", "last_event_sequence", "owner_id")
+    cursors = {str(pk): sequence for pk, sequence, _owner in rooms}
+    return cursors, {str(pk) for pk, _sequence, owner in rooms if owner == user.pk}
+
+
+def pending_count(user) -> int:
+    return Proposal.objects.pending().filter(room__owner=user).count()
+
+
+class PersonEventsConsumer(AsyncJsonWebsocketConsumer):
+    """One socket per browser tab: the events of every Room the signed-in person sees.
+
+    Each Room keeps its own cursor, live from the moment of connecting; a page resumes a Room
+    from the sequence it rendered with a frame {"room_id": …, "after_sequence": N}. After each
+    proposal event in an owned Room the feed sends {"type": "pending.count", "count": N}, the
+    server's own count, so titles and badges never drift from deltas applied twice.
+    """
+
+    async def connect(self):
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=4401)
+            return
+        self.user = user
+        self.cursors, self.owned = await database_sync_to_async(rooms_of)(user)
+        for room_id in self.cursors:
+            await self.channel_layer.group_add(events.room_group(room_id), self.channel_name)
+        await self.accept()
+        await self.send_json({"type": "feed.rooms", "owned": sorted(self.owned)})
+        await self.send_pending_count()
+
+    async def disconnect(self, code):
+        for room_id in getattr(self, "cursors", {}):
+            await self.channel_layer.group_discard(events.room_group(room_id), self.channel_name)
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        try:
+            content = json.loads(text_data) if text_data is not None else None
+        except (ValueError, RecursionError):
+            content = None
+        room_id = content.get("room_id") if isinstance(content, dict) else None
+        after = content.get("after_sequence") if isinstance(content, dict) else None
+        if not isinstance(room_id, str) or room_id not in self.cursors:
+            after = None
+        if not isinstance(room_id, str) or not isinstance(after, int) or isinstance(after, bool):
+            await self.send_json({"error": {"code": "invalid_frame", "message": PERSON_HELP}})
+            return
+        self.cursors[room_id] = max(after, 0)
+        await self.send_new_events(room_id)
+
+    async def room_event(self, message):
+        room_id = str(message["event"]["room_id"])
+        if room_id in self.cursors and message["event"]["sequence"] > self.cursors[room_id]:
+            await self.send_new_events(room_id)
+
+    async def send_new_events(self, room_id: str):
+        counts = False
+        while True:
+            try:
+                page = await database_sync_to_async(events.room_events_after)(
+                    self.user, room_id, after_sequence=self.cursors[room_id], limit=50
+                )
+            except DomainError:
+                return  # No longer in the Room: its events stop here.
+            for event in page["events"]:
+                await self.send_json(event)
+                self.cursors[room_id] = event["sequence"]
+                counts = counts or event["type"].startswith("proposal.")
+            if len(page["events"]) < 50:
+                break
+        if counts and room_id in self.owned:
+            await self.send_pending_count()
+
+    async def send_pending_count(self):
+        count = await database_sync_to_async(pending_count)(self.user)
+        await self.send_json({"type": "pending.count", "count": count})

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from osfoundry.errors import DomainError, Invalid, NotFound
 
-from . import access, cards, revisions, runchecks, services
+from . import access, approvals, cards, revisions, runchecks, services
 from .filetree import natural, tree_order
 from .highlight import file_anchor, file_views, highlight
 from .models import Proposal, Room
@@ -30,12 +30,8 @@ def domain_error_status(error: DomainError) -> int:
 @require_GET
 @login_required
 def inbox(request):
-    pending = (
-        Proposal.objects.pending()
-        .filter(room__owner=request.user)
-        .select_related("room", "proposed_by")
-        .order_by("-created_at")
-    )
+    filters = approvals.read_filters(request.user, request.GET)
+    pending = approvals.pending_for(request.user, filters)
     # Read the Rooms' event sequences before the pending list (evaluated in the template): an
     # event landing in between is then replayed by the feed, and the page skips duplicates.
     rooms = list(Room.objects.visible_to(request.user).select_related("project", "owner"))
@@ -44,10 +40,13 @@ def inbox(request):
         "rooms/inbox.html",
         {
             "pending": pending,
+            "decided": approvals.recently_decided_for(request.user, filters),
+            "filters": filters,
             "rooms": rooms,
             # The owner's open inbox follows these feeds for new proposals.
             "owned_rooms": [room for room in rooms if room.owner_id == request.user.pk],
         },
+        status=400 if filters.errors else 200,
     )
 
 

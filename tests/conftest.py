@@ -8,6 +8,8 @@ from rooms.demo import standup_timer_files
 from rooms.models import Project, Room
 
 os.environ.setdefault("STATIC_MANIFEST", "0")
+# No proposal-mail thread in test servers: the tests call notifications.services themselves.
+os.environ.setdefault("PROPOSAL_EMAIL_POLL_SECONDS", "0")
 
 
 @pytest.fixture(scope="session", autouse=True)

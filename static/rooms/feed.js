@@ -1,63 +1,109 @@
-// The Room event feed: one websocket per Room, resumed after the last sequence seen.
+// The event feed: one websocket per tab for all the person's Rooms, each Room resumed after
+// the last sequence seen.
 // Event data is untrusted text: callers build DOM with textContent only.
 (function () {
   "use strict";
+  if (window.osfFeed) return; // included by base.html and, in older pages, by the page too
 
   const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-  let openCount = 0;
+  // One socket per tab follows every Room the person sees (rooms/consumers.py
+  // PersonEventsConsumer); pages subscribe to a Room, or to all of them.
+  const lastByRoom = new Map(); // room id -> last sequence handed to subscribers
+  const roomHandlers = new Map(); // room id -> Set of handlers
+  const anyHandlers = new Set();
+  const frameHandlers = new Set(); // frames without a sequence: feed.rooms, pending.count
+  let socket = null;
+  let isOpen = false;
+  let delay = 1000;
 
-  function setOpenCount(delta) {
-    openCount += delta;
-    document.documentElement.dataset.feedsOpen = String(openCount);
+  function setOpen(open) {
+    isOpen = open;
+    document.documentElement.dataset.feedsOpen = open ? "1" : "0";
   }
 
-  function openRoomFeed(roomId, afterSequence, onEvent) {
-    let last = Number(afterSequence) || 0;
-    let delay = 1000;
-    let socket = null;
-    let stopped = false;
-
-    function connect() {
-      const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-      const url = `${scheme}//${location.host}/ws/rooms/${encodeURIComponent(roomId)}/events/?after_sequence=${last}`;
-      let isOpen = false;
-      socket = new WebSocket(url);
-      socket.addEventListener("open", () => {
-        isOpen = true;
-        delay = 1000;
-        setOpenCount(1);
-      });
-      socket.addEventListener("message", (message) => {
-        let event;
-        try {
-          event = JSON.parse(message.data);
-        } catch (_error) {
-          return;
-        }
-        if (!event || typeof event.sequence !== "number" || event.sequence <= last) return;
-        last = event.sequence;
-        try {
-          onEvent(event);
-        } catch (error) {
-          console.error("room event handler failed", error);
-        }
-      });
-      socket.addEventListener("close", (closed) => {
-        if (isOpen) setOpenCount(-1);
-        // 4401 / 4404: logged out or no longer in the Room; retrying cannot help.
-        if (stopped || closed.code === 4401 || closed.code === 4404) return;
-        setTimeout(connect, delay);
-        delay = Math.min(delay * 2, 30000);
-      });
+  function resume(roomId) {
+    if (isOpen && lastByRoom.has(roomId)) {
+      socket.send(JSON.stringify({ room_id: roomId, after_sequence: lastByRoom.get(roomId) }));
     }
+  }
 
-    connect();
+  function call(handler, value) {
+    try {
+      handler(value);
+    } catch (error) {
+      console.error("feed handler failed", error);
+    }
+  }
+
+  function deliver(event) {
+    if (typeof event.sequence !== "number") {
+      frameHandlers.forEach((handler) => call(handler, event));
+      return;
+    }
+    const roomId = event.room_id;
+    if (!isUuid(roomId) || event.sequence <= (lastByRoom.get(roomId) ?? -1)) return;
+    lastByRoom.set(roomId, event.sequence);
+    (roomHandlers.get(roomId) || []).forEach((handler) => call(handler, event));
+    anyHandlers.forEach((handler) => call(handler, event));
+  }
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    socket = new WebSocket(`${scheme}//${location.host}/ws/events/`);
+    socket.addEventListener("open", () => {
+      setOpen(true);
+      delay = 1000;
+      lastByRoom.forEach((_last, roomId) => resume(roomId));
+    });
+    socket.addEventListener("message", (message) => {
+      let event;
+      try {
+        event = JSON.parse(message.data);
+      } catch (_error) {
+        return;
+      }
+      if (event && typeof event === "object") deliver(event);
+    });
+    socket.addEventListener("close", (closed) => {
+      if (isOpen) setOpen(false);
+      // 4401: logged out; retrying cannot help.
+      if (closed.code === 4401) return;
+      setTimeout(connect, delay);
+      delay = Math.min(delay * 2, 30000);
+    });
+  }
+
+  function ensureSocket() {
+    if (!socket) connect();
+  }
+
+  // A Room's events after `afterSequence`, in order, each once (the API room.js and inbox.js use).
+  function openRoomFeed(roomId, afterSequence, onEvent) {
+    const handlers = roomHandlers.get(roomId) || new Set();
+    roomHandlers.set(roomId, handlers);
+    handlers.add(onEvent);
+    const after = Number(afterSequence) || 0;
+    if (!lastByRoom.has(roomId) || lastByRoom.get(roomId) > after) {
+      lastByRoom.set(roomId, after);
+      resume(roomId);
+    }
+    ensureSocket();
     return {
       close() {
-        stopped = true;
-        if (socket) socket.close();
+        handlers.delete(onEvent);
       },
     };
+  }
+
+  // Every event of every Room, live from now; and the frames without a sequence.
+  function onAnyEvent(handler) {
+    anyHandlers.add(handler);
+    ensureSocket();
+  }
+
+  function onFrame(handler) {
+    frameHandlers.add(handler);
+    ensureSocket();
   }
 
   function isUuid(value) {
@@ -83,5 +129,5 @@
     return element;
   }
 
-  window.osfFeed = { openRoomFeed, isUuid, visibleText, nameElement };
+  window.osfFeed = { openRoomFeed, onAnyEvent, onFrame, isUuid, visibleText, nameElement };
 })();

@@ -1,4 +1,5 @@
-// "Needs your approval": new proposals appear live; decided ones leave.
+// "Needs your approval": new proposals appear live (within the filters); decided ones move to
+// "Recently decided". The count in the title and badge comes from the feed (notify.js).
 (function () {
   "use strict";
 
@@ -8,6 +9,14 @@
   const emptyState = document.querySelector("[data-empty-state]");
   const zero = "00000000-0000-0000-0000-000000000000";
   const kinds = { snippet: "Snippet", repo: "Repository version" };
+  const outcomes = {
+    approved: "Approved",
+    declined: "Declined",
+    changes_requested: "Changes requested",
+  };
+  const decidedRows = document.querySelector("[data-decided-rows]");
+  const DECIDED_SHOWN = 20; // as many as the page shows (rooms/approvals.py RECENTLY_DECIDED)
+  const decidedEmpty = document.querySelector("[data-decided-empty]");
 
   function formatSize(bytes) {
     if (typeof bytes !== "number") return "";
@@ -21,14 +30,6 @@
     if (className) td.className = className;
     td.textContent = text;
     return td;
-  }
-
-  function adjustBadge(delta) {
-    document.querySelectorAll("[data-pending-count]").forEach((badge) => {
-      const count = Math.max(0, (parseInt(badge.textContent, 10) || 0) + delta);
-      badge.textContent = String(count);
-      badge.classList.toggle("is-zero", count === 0);
-    });
   }
 
   function findRow(proposalId) {
@@ -79,16 +80,51 @@
     row.appendChild(cell(formatSize(event.total_bytes), "num"));
     row.appendChild(cell("just now", "num"));
     rows.prepend(row);
-    adjustBadge(1);
     syncEmptyState();
   }
 
   function removeRow(proposalId) {
     const row = findRow(proposalId);
-    if (!row) return;
+    if (!row) return null;
     row.remove();
-    adjustBadge(-1);
     syncEmptyState();
+    return row;
+  }
+
+  // A decided row moves to "Recently decided": its Room, agent and name cells come along.
+  function addDecided(pendingRow, event) {
+    if (!decidedRows || !pendingRow) return;
+    const row = document.createElement("tr");
+    row.dataset.proposalId = event.proposal_id;
+    row.className = "is-new";
+    Array.from(pendingRow.children)
+      .slice(0, 3)
+      .forEach((td) => {
+        const copy = td.cloneNode(true);
+        copy.querySelectorAll(".muted").forEach((label) => label.remove());
+        row.appendChild(copy);
+      });
+    const outcome = cell("");
+    const pill = document.createElement("span");
+    const status = event.type.replace("proposal.", "");
+    pill.className = `pill pill-outcome-${status}`;
+    pill.dataset.outcome = "";
+    pill.textContent = outcomes[status];
+    outcome.appendChild(pill);
+    row.appendChild(outcome);
+    const by = cell("");
+    by.appendChild(window.osfFeed.nameElement(event.decided_by));
+    row.appendChild(by);
+    row.appendChild(cell("just now", "num"));
+    decidedRows.prepend(row);
+    while (decidedRows.children.length > DECIDED_SHOWN) decidedRows.lastElementChild.remove();
+    if (decidedEmpty) decidedEmpty.hidden = true;
+  }
+
+  function matchesFilters(roomId, agent) {
+    const room = table.dataset.filterRoom;
+    const wanted = table.dataset.filterAgent;
+    return (!room || room === roomId) && (!wanted || wanted === agent);
   }
 
   document.querySelectorAll("[data-room-feed]").forEach((room) => {
@@ -97,13 +133,9 @@
       if (event.type === "proposal.created" && event.name !== undefined) {
         // A revision takes its earlier revision's place: one entry per line of work.
         if (window.osfFeed.isUuid(event.previous_proposal_id)) removeRow(event.previous_proposal_id);
-        addRow(roomName, event);
-      } else if (
-        event.type === "proposal.approved" ||
-        event.type === "proposal.declined" ||
-        event.type === "proposal.changes_requested"
-      ) {
-        removeRow(event.proposal_id);
+        if (matchesFilters(event.room_id, event.proposed_by)) addRow(roomName, event);
+      } else if (Object.hasOwn(outcomes, event.type.replace("proposal.", ""))) {
+        addDecided(removeRow(event.proposal_id), event);
       }
     });
   });
