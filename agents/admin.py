@@ -5,7 +5,7 @@ from django.utils.html import format_html
 from osfoundry.errors import DomainError
 
 from . import services, tokens
-from .models import AccessToken, AgentProfile, Channel, Message
+from .models import AccessToken, AgentProfile, Channel, ClientGrant, Message
 
 
 class AccessTokenForm(forms.ModelForm):
@@ -15,6 +15,17 @@ class AccessTokenForm(forms.ModelForm):
         except DomainError as error:
             raise forms.ValidationError(error.message) from None
 
+    def clean(self):
+        # The token's project must be one its person is in (the same rule as the console's).
+        cleaned = super().clean() or {}
+        user, project = cleaned.get("user"), cleaned.get("project")
+        if user is not None and project is not None:
+            try:
+                tokens.check_project(user, project.pk)
+            except DomainError as error:
+                self.add_error("project", error.message)
+        return cleaned
+
 
 @admin.register(AccessToken)
 class AccessTokenAdmin(admin.ModelAdmin):
@@ -23,6 +34,7 @@ class AccessTokenAdmin(admin.ModelAdmin):
         "name",
         "user",
         "scopes",
+        "project",
         "is_active",
         "created_at",
         "last_used_at",
@@ -33,14 +45,23 @@ class AccessTokenAdmin(admin.ModelAdmin):
     list_select_related = ["user"]
     search_fields = ["name", "user__username", "prefix"]
     readonly_fields = ["prefix", "created_at", "last_used_at"]
-    fields = ["user", "name", "scopes", "prefix", "expires_at", "revoked_at", "created_at"]
+    fields = [
+        "user",
+        "name",
+        "scopes",
+        "project",
+        "prefix",
+        "expires_at",
+        "revoked_at",
+        "created_at",
+    ]
     autocomplete_fields = ["user"]
     actions = ["revoke"]
     form = AccessTokenForm
 
     def get_fields(self, request, obj=None):
         # A new token: who, what for, what it may do, until when. The secret is made here.
-        return ["user", "name", "scopes", "expires_at"] if obj is None else self.fields
+        return ["user", "name", "scopes", "project", "expires_at"] if obj is None else self.fields
 
     @admin.display(boolean=True, description="active")
     def is_active(self, obj):
@@ -57,7 +78,9 @@ class AccessTokenAdmin(admin.ModelAdmin):
         if change:
             tokens.save_access_token(token=obj)
             return
-        token, raw = tokens.create_access_token(user=obj.user, scopes=obj.scopes, name=obj.name)
+        token, raw = tokens.create_access_token(
+            user=obj.user, scopes=obj.scopes, name=obj.name, project_id=obj.project_id
+        )
         if obj.expires_at:
             token.expires_at = obj.expires_at
             tokens.save_access_token(token=token)
@@ -169,3 +192,17 @@ class MessageAdmin(admin.ModelAdmin):
     @admin.display(description="body")
     def excerpt(self, obj):
         return obj.body if len(obj.body) <= 80 else obj.body[:79] + "…"
+
+
+@admin.register(ClientGrant)
+class ClientGrantAdmin(admin.ModelAdmin):
+    """What the consent page recorded: disconnect from the person's Connected apps page."""
+
+    list_display = ["client", "user", "is_confined", "project", "granted_at", "last_used_at"]
+    list_select_related = ["user", "project"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -129,3 +129,24 @@ def test_the_highlight_stylesheet_has_a_dark_mode(settings):
     assert "@media (prefers-color-scheme: dark)" in css
     console = (Path(settings.BASE_DIR) / "static" / "rooms" / "console.css").read_text()
     assert "@media (prefers-color-scheme: dark)" in console
+
+
+def test_admin_makes_a_project_token_and_lists_grants_and_email_choices(
+    client, staff, agent, project, room
+):
+    client.force_login(staff)
+    add = reverse("admin:agents_accesstoken_add")
+    data = {"user": agent.pk, "name": "one project", "scopes": "osfoundry:read"}
+    outside = client.post(add, {**data, "project": project.pk})
+    assert outside.status_code == 200 and "is not a project of yours" in outside.content.decode()
+    assert not AccessToken.objects.exists()
+    project.members.add(agent)
+    response = client.post(add, {**data, "project": project.pk}, follow=True)
+    assert "it is not shown again" in response.content.decode()
+    assert AccessToken.objects.get(name="one project").project_id == project.pk
+    for name in (
+        "admin:agents_clientgrant_changelist",
+        "admin:notifications_notificationsettings_changelist",
+    ):
+        assert client.get(reverse(name)).status_code == 200
+    assert client.get(reverse("admin:agents_clientgrant_add")).status_code == 403
