@@ -220,12 +220,12 @@ def test_propose_a_repository_version(client, room, project, write_token, owner)
 
 
 def test_an_unexpected_error_is_a_json_500_and_is_logged(client, write_token, monkeypatch, caplog):
-    from rooms import services
+    from rooms import access
 
     def broken(user):
         raise RuntimeError("a bug in a service")
 
-    monkeypatch.setattr(services, "list_rooms", broken)
+    monkeypatch.setattr(access, "list_rooms", broken)
     with caplog.at_level("ERROR", logger="osfoundry.api"):
         response = call(client, "get", "/rooms", write_token)
     assert response.status_code == 500
