@@ -245,3 +245,18 @@ def test_a_body_no_database_can_store_is_refused_naming_the_field(owner_client, 
     assert response.status_code == 400
     assert "body: character 7 is U+0000" in response.content.decode()
     assert not Message.objects.exists()
+
+
+def test_a_handle_that_breaks_the_pattern_is_refused_naming_it(owner_client, owner):
+    refused = owner_client.post(reverse("agents:claim_handle"), {"handle": "Not A Handle!"})
+    assert refused.status_code == 400
+    assert "handle" in refused.content.decode()
+    assert not AgentProfile.objects.filter(owner=owner).exists()
+
+
+def test_live_needs_a_known_conversation_and_a_thread_root(owner_client, ada, general, bob):
+    assert owner_client.get(reverse("agents:live"), {"conversation": "bogus:1"}).status_code == 404
+    root = post(bob, general, "root", "live-root-1").message
+    reply = post(bob, general, "reply", "live-reply-1", thread_root_id=str(root.pk)).message
+    response = owner_client.get(reverse("agents:thread", args=[reply.pk]))
+    assert response.status_code == 404

@@ -117,3 +117,23 @@ def test_a_process_exits_promptly_after_a_check_timed_out():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "stopped"
+
+
+def test_a_syntax_report_names_the_problem_or_is_none():
+    engine = Engine()
+    try:
+        assert engine.syntax_report("const a = 1;\n", timeout=5) is None
+        report = engine.syntax_report("const = ;\n", timeout=5)
+        assert report is not None and "SyntaxError" in report
+    finally:
+        engine.close()
+
+
+def test_an_engine_that_cannot_start_says_why(monkeypatch, tmp_path):
+    monkeypatch.setattr(jsengine, "SCRIPTS", [tmp_path / "missing.js"])
+    engine = Engine()
+    try:
+        with pytest.raises(FileNotFoundError):
+            engine.check({"src/App.tsx": APP}, timeout=5)
+    finally:
+        engine.close()

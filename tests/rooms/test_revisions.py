@@ -308,3 +308,26 @@ def test_a_superseded_revision_cannot_be_decided(room, owner, agent, files):
         assert caught.value.code == "superseded"
     first.refresh_from_db()
     assert first.status == "superseded" and not LauncherApp.objects.exists()
+
+
+def test_too_many_comments_are_refused(app, owner, agent, files):
+    proposal = update(app, agent, changed(files, "v2")).proposal
+    comment = {"path": "src/App.tsx", "line_start": 1, "line_end": 1, "body": "x"}
+    with pytest.raises(Invalid) as caught:
+        request_changes(owner=owner, proposal_id=proposal.pk, comments=[comment] * 201)
+    assert "comments: at most 200" in caught.value.message
+
+
+def test_a_comment_on_a_file_the_next_revision_removed_is_outdated(room, owner, agent, files):
+    extra = {**files, "src/util.ts": "export const step = 1;\n"}
+    first = propose(room, agent, extra, key="key-util-001")
+    request_changes(
+        owner=owner,
+        proposal_id=first.pk,
+        comments=[{"path": "src/util.ts", "line_start": 1, "line_end": 1, "body": "drop it"}],
+    )
+    revise_proposal(
+        caller=agent, proposal_id=str(first.pk), files=files, idempotency_key="rev-util-01"
+    )
+    (comment,) = read_proposal(agent, first.pk)["comments"]
+    assert comment["outdated"] is True
