@@ -18,7 +18,7 @@ from . import tabs
 from .access import get_app_for_user
 from .diffs import diff_files
 from .highlight import highlight
-from .models import LauncherApp
+from .models import AppRevision, LauncherApp
 
 # The tab bar's actions: each one service, and what the owner is told after it.
 TAB_ACTIONS: dict[str, tuple[Callable[..., LauncherApp], str]] = {
@@ -98,6 +98,16 @@ def load_app(request, room_id, instance_id):
         raise Http404("No such app in this Room") from None
 
 
+def revision_diff(older: AppRevision, newer: AppRevision):
+    """What changed from one revision of an app to a later one (cached per content pair)."""
+    return diff_files(
+        older.proposal.files,
+        newer.proposal.files,
+        old_hash=older.content_hash,
+        new_hash=newer.content_hash,
+    )
+
+
 @require_GET
 @login_required
 def revisions(request, room_id, instance_id):
@@ -108,13 +118,7 @@ def revisions(request, room_id, instance_id):
     )
     changed = {}
     for newer, older in zip(history, history[1:], strict=False):
-        diff = diff_files(
-            older.proposal.files,
-            newer.proposal.files,
-            old_hash=older.content_hash,
-            new_hash=newer.content_hash,
-        )
-        changed[newer.number] = len(diff.changed)
+        changed[newer.number] = len(revision_diff(older, newer).changed)
     rows = [(revision, changed.get(revision.number)) for revision in history]
     return render(
         request,
@@ -153,23 +157,13 @@ def revision(request, room_id, instance_id, number):
         raise Http404("No such revision") from None
     following = app.revisions.select_related("proposal").filter(number=number + 1).first()
     context: dict = {"app": app, "room": app.room, "revision": found, "next_revision": following}
-    if following is not None:
-        context["diff"] = diff_files(
-            found.proposal.files,
-            following.proposal.files,
-            old_hash=found.content_hash,
-            new_hash=following.content_hash,
-        )
-        context["diff_title"] = f"Changes from rev {number} to rev {number + 1}"
-    else:
-        previous = app.revisions.select_related("proposal").filter(number=number - 1).first()
-        if previous is not None:
-            context["diff"] = diff_files(
-                previous.proposal.files,
-                found.proposal.files,
-                old_hash=previous.content_hash,
-                new_hash=found.content_hash,
-            )
-            context["diff_title"] = f"Changes from rev {number - 1} to rev {number}"
+    # Its diff to the next revision, or, for the latest, from the one before it.
+    older: AppRevision | None = found
+    newer: AppRevision = following or found
+    if following is None:
+        older = app.revisions.select_related("proposal").filter(number=number - 1).first()
+    if older is not None:
+        context["diff"] = revision_diff(older, newer)
+        context["diff_title"] = f"Changes from rev {older.number} to rev {newer.number}"
     context["is_owner"] = app.room.is_owned_by(request.user)
     return render(request, "rooms/revision.html", context)
