@@ -117,6 +117,12 @@ class Connection:
     handle: str  # the agent's handle on the network, or ""
 
 
+def handle_of_connection(key: str) -> str:
+    """The handle the agent behind a connection key claimed; "" when it has none."""
+    handle = AgentProfile.objects.filter(connection_key=key).values_list("handle", flat=True)
+    return handle.first() or ""
+
+
 def describe_connections(keys) -> dict[str, Connection]:
     """Each connection key's handle and name, in three queries whatever the number of keys."""
     keys = {key for key in keys if key}

@@ -107,3 +107,14 @@ TokenBackend = Callable[..., Principal | None]
 @cache
 def token_backends() -> list[TokenBackend]:
     return [import_string(path) for path in settings.BEARER_TOKEN_BACKENDS]
+
+
+@cache
+def handle_lookup() -> Callable[[str], str]:
+    return import_string(settings.CONNECTION_HANDLE_LOOKUP)
+
+
+def connection_handle(principal: Principal | None) -> str:
+    """The agent handle a token or client acts under ("" when it has claimed none), found by
+    settings.CONNECTION_HANDLE_LOOKUP (the message network keeps handles)."""
+    return handle_lookup()(principal.token_key) if principal else ""

@@ -108,6 +108,9 @@ BEARER_TOKEN_BACKENDS = [
     "agents.consent.authenticate_oauth_token",  # osfoundry.oauth's, confined to a project
 ]
 
+# The agent handle a connection key acts under, for who-proposed lines (osfoundry/auth.py).
+CONNECTION_HANDLE_LOOKUP = "agents.connected.handle_of_connection"
+
 # The modules whose TOOLS the MCP endpoint publishes, in this order (osfoundry/mcp/tooling.py).
 MCP_TOOL_MODULES = ["rooms.tools", "agents.tools"]
 

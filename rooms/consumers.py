@@ -3,13 +3,14 @@
 import json
 from urllib.parse import parse_qs
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from osfoundry.auth import READ, authenticate_bearer, bearer_from_header
+from osfoundry.dbthreads import run_sync
 from osfoundry.errors import DomainError
 
 from . import access, events
+from .following import person_group
 from .models import Proposal, Room
 
 FRAME_HELP = (
@@ -37,9 +38,7 @@ class RoomEventsConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=4401)
             return
         try:
-            await database_sync_to_async(access.get_room_for_user)(
-                self.user, self.room_id, agent=self.is_agent
-            )
+            await run_sync(access.get_room_for_user, self.user, self.room_id, agent=self.is_agent)
         except DomainError:
             await self.close(code=4404)
             return
@@ -52,7 +51,7 @@ class RoomEventsConsumer(AsyncJsonWebsocketConsumer):
         headers = dict(self.scope.get("headers") or [])
         raw = bearer_from_header(headers.get(b"authorization", b"").decode("latin-1"))
         if raw:
-            principal = await database_sync_to_async(authenticate_bearer)(raw)
+            principal = await run_sync(authenticate_bearer, raw)
             if principal is None or READ not in principal.scopes:
                 return None, True
             return principal.user, True
@@ -94,8 +93,12 @@ class RoomEventsConsumer(AsyncJsonWebsocketConsumer):
 
     async def send_new_events(self):
         while True:
-            page = await database_sync_to_async(events.room_events_after)(
-                self.user, self.room_id, after_sequence=self.last_sent, limit=50
+            page = await run_sync(
+                events.room_events_after,
+                self.user,
+                self.room_id,
+                after_sequence=self.last_sent,
+                limit=50,
             )
             for event in page["events"]:
                 await self.send_json(event)
@@ -109,6 +112,12 @@ def rooms_of(user) -> tuple[dict[str, int], set[str]]:
     rooms = Room.objects.visible_to(user).values_list("pk", "last_event_sequence", "owner_id")
     cursors = {str(pk): sequence for pk, sequence, _owner in rooms}
     return cursors, {str(pk) for pk, _sequence, owner in rooms if owner == user.pk}
+
+
+def room_names(room_ids: list[str]) -> dict[str, str]:
+    return {
+        str(pk): name for pk, name in Room.objects.filter(pk__in=room_ids).values_list("pk", "name")
+    }
 
 
 def pending_count(user) -> int:
@@ -130,7 +139,8 @@ class PersonEventsConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=4401)
             return
         self.user = user
-        self.cursors, self.owned = await database_sync_to_async(rooms_of)(user)
+        await self.channel_layer.group_add(person_group(user.pk), self.channel_name)
+        self.cursors, self.owned = await run_sync(rooms_of, user)
         for room_id in self.cursors:
             await self.channel_layer.group_add(events.room_group(room_id), self.channel_name)
         await self.accept()
@@ -138,8 +148,31 @@ class PersonEventsConsumer(AsyncJsonWebsocketConsumer):
         await self.send_pending_count()
 
     async def disconnect(self, code):
+        if hasattr(self, "user"):
+            await self.channel_layer.group_discard(person_group(self.user.pk), self.channel_name)
         for room_id in getattr(self, "cursors", {}):
             await self.channel_layer.group_discard(events.room_group(room_id), self.channel_name)
+
+    async def rooms_changed(self, message):
+        """The person gained a Room (rooms/following.py): follow it live from now, and name it
+        in a feed.rooms frame, so a page can resume it from any sequence (the inbox from 0)."""
+        cursors, owned = await run_sync(rooms_of, self.user)
+        joined = [room_id for room_id in cursors if room_id not in self.cursors]
+        for room_id in joined:
+            self.cursors[room_id] = cursors[room_id]
+            await self.channel_layer.group_add(events.room_group(room_id), self.channel_name)
+        gained = joined + sorted(owned - self.owned - set(joined))
+        self.owned = owned
+        if not gained:
+            return
+        names = await run_sync(room_names, gained)
+        await self.send_json(
+            {
+                "type": "feed.rooms",
+                "owned": sorted(self.owned),
+                "joined": [{"room_id": pk, "name": names.get(pk, "")} for pk in gained],
+            }
+        )
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
         try:
@@ -165,8 +198,12 @@ class PersonEventsConsumer(AsyncJsonWebsocketConsumer):
         counts = False
         while True:
             try:
-                page = await database_sync_to_async(events.room_events_after)(
-                    self.user, room_id, after_sequence=self.cursors[room_id], limit=50
+                page = await run_sync(
+                    events.room_events_after,
+                    self.user,
+                    room_id,
+                    after_sequence=self.cursors[room_id],
+                    limit=50,
                 )
             except DomainError:
                 return  # No longer in the Room: its events stop here.
@@ -180,5 +217,5 @@ class PersonEventsConsumer(AsyncJsonWebsocketConsumer):
             await self.send_pending_count()
 
     async def send_pending_count(self):
-        count = await database_sync_to_async(pending_count)(self.user)
+        count = await run_sync(pending_count, self.user)
         await self.send_json({"type": "pending.count", "count": count})

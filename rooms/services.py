@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from django.db import transaction
 from django.utils import timezone
 
-from osfoundry.auth import AnyUser, User, principal_of
+from osfoundry.auth import AnyUser, User, connection_handle, principal_of
 from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound, refuse
 from osfoundry.idempotency import IdempotentRequest, canonical_hash, key_problems
 
@@ -232,6 +232,7 @@ def insert_proposal(
             "kind": proposal.kind,
             "proposed_by": caller.get_username(),
             "proposed_via": principal.name if principal else "",
+            "agent": connection_handle(principal),
             "file_count": proposal.file_count,
             "total_bytes": proposal.total_bytes,
             "instance_id": str(proposal.app_id) if proposal.app_id else None,

@@ -49,10 +49,18 @@
     room.appendChild(window.osfFeed.nameElement(roomName));
     row.appendChild(room);
     const agent = cell("");
+    // As the server renders it ({% proposer %}): the agent's handle, then the token's or
+    // client's name; the user name when the proposal came without a token.
     const agentName = document.createElement("span");
     agentName.className = "agent";
-    agentName.appendChild(window.osfFeed.nameElement(event.proposed_by));
+    agentName.appendChild(window.osfFeed.nameElement(event.agent || event.proposed_by));
     agent.appendChild(agentName);
+    if (event.proposed_via) {
+      const via = document.createElement("span");
+      via.className = "via";
+      via.append(" · ", window.osfFeed.nameElement(event.proposed_via));
+      agent.appendChild(via);
+    }
     row.appendChild(agent);
     const name = cell("");
     const link = document.createElement("a");
@@ -127,15 +135,33 @@
     return (!room || room === roomId) && (!wanted || wanted === agent);
   }
 
-  document.querySelectorAll("[data-room-feed]").forEach((room) => {
-    const roomName = room.dataset.roomName || "";
-    window.osfFeed.openRoomFeed(room.dataset.roomId, room.dataset.afterSequence, (event) => {
+  const followed = new Set();
+
+  function follow(roomId, roomName, afterSequence) {
+    if (followed.has(roomId)) return;
+    followed.add(roomId);
+    window.osfFeed.openRoomFeed(roomId, afterSequence, (event) => {
       if (event.type === "proposal.created" && event.name !== undefined) {
         // A revision takes its earlier revision's place: one entry per line of work.
         if (window.osfFeed.isUuid(event.previous_proposal_id)) removeRow(event.previous_proposal_id);
         if (matchesFilters(event.room_id, event.proposed_by)) addRow(roomName, event);
       } else if (Object.hasOwn(outcomes, event.type.replace("proposal.", ""))) {
         addDecided(removeRow(event.proposal_id), event);
+      }
+    });
+  }
+
+  document.querySelectorAll("[data-room-feed]").forEach((room) => {
+    follow(room.dataset.roomId, room.dataset.roomName || "", room.dataset.afterSequence);
+  });
+  // A Room the person came to own after this page loaded: its whole history, so its pending
+  // proposals appear and its decided ones land in Recently decided.
+  window.osfFeed.onFrame((frame) => {
+    if (frame.type !== "feed.rooms" || !Array.isArray(frame.joined)) return;
+    const owned = new Set(Array.isArray(frame.owned) ? frame.owned : []);
+    frame.joined.forEach((room) => {
+      if (room && window.osfFeed.isUuid(room.room_id) && owned.has(room.room_id)) {
+        follow(room.room_id, typeof room.name === "string" ? room.name : "", 0);
       }
     });
   });

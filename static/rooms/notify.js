@@ -30,12 +30,21 @@
     }
   }
 
+  // A Room joined after the page loaded is replayed from its start (inbox.js): what is older
+  // than this is history, not news.
+  const NEWS_MS = 10 * 60 * 1000;
+
+  function isNews(event) {
+    const created = Date.parse(event.created_at);
+    return !Number.isFinite(created) || Date.now() - created < NEWS_MS;
+  }
+
   function notifyDesktop(event) {
-    if (!wantsDesktop() || !window.osfFeed.isUuid(event.proposal_id)) return;
+    if (!wantsDesktop() || !window.osfFeed.isUuid(event.proposal_id) || !isNews(event)) return;
     const text = window.osfFeed.visibleText;
     // The tag collapses the same proposal shown by several open tabs into one notification.
     const note = new Notification(`New proposal: ${text(event.name)}`, {
-      body: `${text(event.proposed_by || "An agent")} asks for your approval.`,
+      body: `${text(event.agent || event.proposed_by || "An agent")} asks for your approval.`,
       tag: `proposal-${event.proposal_id}`,
     });
     note.addEventListener("click", () => {

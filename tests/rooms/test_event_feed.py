@@ -84,6 +84,7 @@ async def test_owner_sees_new_proposals_live(room, owner, agent, files):
     assert event["type"] == "proposal.created"
     assert event["name"] == "Poll"
     assert event["proposed_by"] == "agent"
+    assert (event["agent"], event["proposed_via"]) == ("", "")  # no token: no handle, no via
     assert event["total_bytes"] > 0
     await communicator.disconnect()
 

@@ -8,8 +8,10 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 
-from agents.tokens import create_access_token
+from agents.services import claim_connected_profile
+from agents.tokens import connection_key, create_access_token
 from rooms.models import Room
+from rooms.services import decline_proposal
 
 from .test_console_browser import (  # noqa: F401 (fixtures)
     PASSWORD,
@@ -214,3 +216,73 @@ def test_desktop_notifications_are_opt_in_per_browser(
             "tag": f"proposal-{created['proposal_id']}",
         }
     ]
+
+
+def test_a_live_row_says_who_proposed_as_the_reloaded_inbox_does(
+    uvicorn_server, browser, people, second_room, files
+):
+    from playwright.sync_api import expect
+
+    token, raw = create_access_token(
+        user=second_room["agent"], scopes="osfoundry:read osfoundry:write", name="Codex laptop"
+    )
+    claim_connected_profile(
+        user=second_room["agent"], connection_key=connection_key(token), handle="heron-codex"
+    )
+    page = login(browser, uvicorn_server, "owner")
+    wait_for_feed(page)
+    propose_via_api(uvicorn_server, raw, second_room["room"], files, name="Heron board")
+    row = page.locator("[data-pending-rows] tr", has_text="Heron board")
+    expect(row).to_contain_text("heron-codex · Codex laptop")
+    expect(row.locator(".agent bdi")).to_have_text("heron-codex")
+    page.reload()
+    row = page.locator("[data-pending-rows] tr", has_text="Heron board")
+    expect(row).to_contain_text("heron-codex · Codex laptop")
+
+
+def test_an_open_inbox_follows_a_room_the_person_comes_to_own(
+    uvicorn_server, browser, people, agent_token, files
+):
+    """The Room changes owner in the admin (in the server, as an operator would) while the
+    inbox is open: its pending proposal and its decided one appear without a reload."""
+    from playwright.sync_api import expect
+
+    owner, agent = people["owner"], people["agent"]
+    owner.is_staff = owner.is_superuser = True
+    owner.save(update_fields=["is_staff", "is_superuser"])
+    room = Room.objects.create(project=people["room"].project, name="Team Osprey", owner=agent)
+    room.members.add(agent)
+    first = propose_via_api(
+        uvicorn_server, agent_token, room, files, name="Old board", key="osprey-1"
+    )
+    propose_via_api(uvicorn_server, agent_token, room, files, name="Osprey clock", key="osprey-2")
+    decline_proposal(owner=agent, proposal_id=first["proposal_id"], reason="Superseded")
+
+    page = login(browser, uvicorn_server, "owner")
+    wait_for_feed(page)
+    rows = page.locator("[data-pending-rows] tr")
+    expect(rows).to_have_count(0)
+
+    admin = page.context.new_page()
+    admin.goto(f"{uvicorn_server}/admin/rooms/room/{room.pk}/change/")
+    # The owner field is the admin's autocomplete; its <select> is what the form posts.
+    admin.evaluate(
+        """(id) => {
+          const select = document.querySelector("select[name=owner]");
+          select.add(new Option("owner", id, true, true));
+        }""",
+        str(owner.pk),
+    )
+    admin.get_by_role("button", name="Save", exact=True).click()
+    expect(admin.locator(".messagelist")).to_contain_text("was changed successfully")
+
+    expect(rows.filter(has_text="Osprey clock")).to_contain_text("Team Osprey")
+    expect(rows).to_have_count(1)
+    decided = page.locator("[data-decided-rows] tr", has_text="Old board")
+    expect(decided).to_contain_text("Declined")
+    expect(page).to_have_title("(1) Needs your approval · osFoundry")
+    # And live from then on.
+    more = {"n.txt": "n"} | files
+    propose_via_api(uvicorn_server, agent_token, room, more, name="Osprey map", key="osprey-3")
+    expect(rows.filter(has_text="Osprey map")).to_be_visible()
+    expect(page).to_have_title("(2) Needs your approval · osFoundry")

@@ -100,3 +100,44 @@ async def test_anonymous_is_refused():
     headers = [(b"host", b"127.0.0.1"), (b"origin", b"http://127.0.0.1")]
     communicator = WebsocketCommunicator(application, "/ws/events/", headers=headers)
     assert await communicator.connect() == (False, 4401)
+
+
+async def test_an_open_feed_follows_rooms_the_person_gains_and_resumes_them_from_the_start(
+    room, room_factory, stranger, owner, member, agent, files
+):
+    theirs = await database_sync_to_async(room_factory)(
+        name="Elsewhere", room_owner=stranger, members=[agent]
+    )
+    await propose(theirs, agent, files, "gain-1", name="Before")
+    owners, members = await person_feed(owner), await person_feed(member)
+    await greeting(owners)
+    await greeting(members)
+
+    # A Room created for the owner: named, owned, live from now.
+    created = await database_sync_to_async(room_factory)(name="Kestrel", members=[agent])
+    frame = await owners.receive_json_from(timeout=5)
+    assert frame["type"] == "feed.rooms"
+    assert frame["joined"] == [{"room_id": str(created.pk), "name": "Kestrel"}]
+    assert str(created.pk) in frame["owned"] and str(room.pk) in frame["owned"]
+    # Its own members.add() told the agent, not these two people: nothing more for either.
+    assert await owners.receive_nothing(timeout=0.2)
+    assert await members.receive_nothing(timeout=0.2)
+    await propose(created, agent, files, "gain-2", name="Live")
+    assert (await owners.receive_json_from(timeout=5))["name"] == "Live"
+    assert (await owners.receive_json_from(timeout=5))["count"] == 1
+
+    # Added as a member of someone else's Room: joined, not owned; resumable from 0.
+    await database_sync_to_async(theirs.members.add)(member)
+    frame = await members.receive_json_from(timeout=5)
+    assert frame["joined"] == [{"room_id": str(theirs.pk), "name": "Elsewhere"}]
+    assert frame["owned"] == []
+    await members.send_json_to({"room_id": str(theirs.pk), "after_sequence": 0})
+    replayed = await members.receive_json_from(timeout=5)
+    assert (replayed["room_id"], replayed["sequence"]) == (str(theirs.pk), 1)
+
+    # A save that gains nobody anything sends nothing.
+    created.name = "Kestrel Two"
+    await database_sync_to_async(created.save)()
+    assert await owners.receive_nothing(timeout=0.3)
+    await owners.disconnect()
+    await members.disconnect()
