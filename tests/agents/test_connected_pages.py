@@ -9,7 +9,7 @@ from agents.models import AccessToken
 from agents.services import claim_connected_profile
 from agents.tokens import create_access_token, hash_token
 from osfoundry.auth import authenticate_bearer
-from rooms.models import Project
+from rooms.models import Project, RoomEvent
 from rooms.services import propose_snippet
 from tests.osfoundry.oauth_helpers import (
     RESOURCE,
@@ -154,6 +154,9 @@ def test_the_inbox_and_card_say_which_agent_and_token_proposed(
         caller=principal.user, room_id=room.pk, name="T", files=files, idempotency_key="by-0001"
     ).proposal
     assert proposal.proposed_via == f"pat:{token.pk}"
+    # The live event says the same, for rows that arrive in an open inbox (inbox.js).
+    event = RoomEvent.objects.get(room=room, payload__proposal_id=str(proposal.pk))
+    assert (event.payload["agent"], event.payload["proposed_via"]) == ("bob-codex", "Codex CLI")
     plain = propose_snippet(
         caller=agent, room_id=room.pk, name="U", files=files, idempotency_key="by-0002"
     ).proposal
@@ -175,3 +178,8 @@ def test_an_oauth_clients_proposal_reads_as_its_client(client, owner, agent, roo
     client.force_login(owner)
     card = page_text(client.get(proposal.get_absolute_url()))
     assert "proposed by bob-codex · Codex via OAuth" in card
+    event = RoomEvent.objects.get(room=room, payload__proposal_id=str(proposal.pk))
+    assert (event.payload["agent"], event.payload["proposed_via"]) == (
+        "bob-codex",
+        "Codex via OAuth",
+    )
