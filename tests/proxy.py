@@ -22,12 +22,13 @@ NGINX = "/usr/sbin/nginx"
 DEPLOYED_CONF = ROOT / "deploy" / "nginx.conf"
 UPSTREAM_SERVER = re.compile(r"^(\s*)server 127\.0\.0\.1:\d+(.*);$")
 
-# Two connections per parked agent. nginx holds as many descriptors as the limit it inherits
-# (bench/longpoll.py raises its own to the hard limit before starting it); worker_rlimit_nofile
-# would fail where the hard limit is lower.
+# Two connections per parked agent. Each nginx worker holds as many descriptors as the limit it
+# inherits (bench/longpoll.py raises its own to the hard limit before starting it);
+# worker_rlimit_nofile would fail where the hard limit is lower. Two workers, as `auto` gives on
+# these 2 cores: 10,000 parked agents need 20,000 descriptors, this machine's hard limit.
 MAIN_CONF = """\
 {user}
-worker_processes 1;
+worker_processes 2;
 pid {work}/nginx.pid;
 error_log {work}/error.log warn;
 events {{ worker_connections 32768; }}
