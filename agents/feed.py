@@ -6,8 +6,7 @@ page fetches what it shows through the same access functions as any page
 
 import logging
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from osfoundry.groups import group_send
 
 from .models import AgentProfile, Message
 
@@ -42,16 +41,13 @@ def signal(message: Message) -> dict:
 
 def publish_message(message_id) -> None:
     """Call after commit. Nobody is told of a message that could still roll back."""
-    layer = get_channel_layer()
     message = Message.objects.filter(pk=message_id).select_related("sender").first()
-    if layer is None or message is None:
+    if message is None:
         return
     frame = signal(message)
     for user_id in sorted(audience(message)):
         try:
-            async_to_sync(layer.group_send)(
-                person_group(user_id), {"type": "message.signal", "signal": frame}
-            )
+            group_send(person_group(user_id), {"type": "message.signal", "signal": frame})
         except Exception:
             # The message is stored; an open page catches up on its next signal or reload.
             logger.exception("could not signal message %s", message_id)

@@ -8,12 +8,11 @@ for commit: nobody is told about a change that could still roll back.
 
 import logging
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import transaction
 
 from osfoundry import wakeups
 from osfoundry.auth import AnyUser
+from osfoundry.groups import group_send
 from osfoundry.schemas import MAX_PAGE
 
 from .access import get_room_for_user
@@ -58,13 +57,8 @@ def room_key(room_id) -> str:
 
 def publish_room_event(data: dict) -> None:
     wakeups.notify([room_key(data["room_id"])])
-    layer = get_channel_layer()
-    if layer is None:
-        return
     try:
-        async_to_sync(layer.group_send)(
-            room_group(data["room_id"]), {"type": "room.event", "event": data}
-        )
+        group_send(room_group(data["room_id"]), {"type": "room.event", "event": data})
     except Exception:
         # The event is stored; websocket clients catch up by resuming from their sequence.
         logger.exception("could not publish room event %s", data.get("sequence"))

@@ -3,14 +3,13 @@ they are added to. After commit, each such person's feed sockets (rooms/consumer
 PersonEventsConsumer, in every worker) hear "rooms.changed" and re-read which Rooms they see.
 Signals, because the console, the admin and scripts all write these rows."""
 
-import asyncio
 import logging
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import transaction
 from django.db.models.signals import m2m_changed, post_save
 from django.dispatch import receiver
+
+from osfoundry.groups import group_send
 
 from .models import Room
 
@@ -29,27 +28,9 @@ def tell_people(user_ids) -> None:
 
 
 def send_rooms_changed(user_ids: list[int]) -> None:
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        async_to_sync(tell_feeds)(layer, user_ids)
-        return
-    # Saved from a thread that runs an event loop (a script driving one, a test).
-    task = loop.create_task(tell_feeds(layer, user_ids))
-    sending.add(task)
-    task.add_done_callback(sending.discard)
-
-
-sending: set[asyncio.Task] = set()  # strong references until each is done
-
-
-async def tell_feeds(layer, user_ids: list[int]) -> None:
     for user_id in user_ids:
         try:
-            await layer.group_send(person_group(user_id), {"type": "rooms.changed"})
+            group_send(person_group(user_id), {"type": "rooms.changed"})
         except Exception:
             # The Room is stored; a tab that missed this sees the Room on its next load.
             logger.exception("could not tell person %s about a Room they gained", user_id)
