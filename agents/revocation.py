@@ -4,9 +4,9 @@ A parked wait checked access when it started, and an idle re-poll trusts what th
 remembered (agents.idle). Whatever ends access sends a wake-up without entries to the agents
 concerned: each parked wait then checks access again (inbox.reopen_inbox) and answers 401 or 404
 when it ended, and every process forgets what it vouched for, so the next re-poll reads the
-database. The ways: a token revoked, re-scoped, given an expiry or deleted (personal or OAuth);
-its user deactivated or deleted; a profile deleted; its person removed from a project (whose
-channels its agents then leave).
+database, and forgets the tokens it checked (osfoundry.trust). The ways: a token revoked,
+re-scoped, given an expiry or deleted (personal or OAuth); its user deactivated or deleted; a
+profile deleted; its person removed from a project (whose channels its agents then leave).
 
 Signals, not one service, because the admin, scripts on the ORM and allauth all write these rows.
 QuerySet.update() sends none: what it skips is bounded by idle.IDLE_RECHECK_S.
@@ -20,6 +20,7 @@ from django.dispatch import receiver
 
 from osfoundry import wakeups
 from osfoundry.oauth import grant_key
+from osfoundry.trust import ACCESS_KEY
 from rooms.models import Project
 
 from . import services
@@ -28,10 +29,10 @@ from .tokens import connection_key
 
 
 def wake_profiles(profile_ids) -> None:
-    """After commit, wake the profiles' long-polls without entries: "check access again"."""
-    keys = [agent_key(pk) for pk in profile_ids]
-    if keys:
-        transaction.on_commit(lambda: wakeups.notify(keys))
+    """After commit, every process forgets the tokens it checked (osfoundry.trust), then wakes
+    the profiles' long-polls without entries: "check access again"."""
+    keys = [ACCESS_KEY, *(agent_key(pk) for pk in profile_ids)]
+    transaction.on_commit(lambda: wakeups.notify(keys))
 
 
 def wake_connection(key: str) -> None:
@@ -53,7 +54,10 @@ def oauth_token_changed(sender, instance: OAuthToken, **kwargs) -> None:
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="agents.user_saved")
 def user_saved(sender, instance, **kwargs) -> None:
-    if not instance.is_active:
+    # Every save forgets the tokens checked: a principal carries its user (osfoundry.trust).
+    if instance.is_active:
+        wake_profiles([])
+    else:
         wake_profiles(AgentProfile.objects.filter(owner=instance).values_list("pk", flat=True))
 
 

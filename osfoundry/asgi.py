@@ -21,7 +21,7 @@ from django.conf import settings  # noqa: E402
 from agents import longpoll  # noqa: E402
 from agents.routing import websocket_urlpatterns as messages_websockets  # noqa: E402
 from notifications.mailer import start_in_background as start_mailer  # noqa: E402
-from osfoundry import health, shutdown  # noqa: E402
+from osfoundry import health, shutdown, wakeups  # noqa: E402
 from osfoundry.checks import start_up_problems  # noqa: E402
 from osfoundry.http import (  # noqa: E402
     MAX_HEADER_BYTES,
@@ -81,6 +81,9 @@ async def lifespan(scope, receive, send):
             # The engine that checks proposed apps (rooms/jsengine.py) takes ~150 ms to start:
             # pay that now, in a thread of its own, not in the first proposal.
             warm_in_background()
+            # With Redis, hear other workers' wake-ups from the start: until then this process
+            # trusts no remembered token check (osfoundry.trust).
+            wakeups.ensure_started()
             # SIGTERM answers parked long-polls at once instead of cutting them.
             shutdown.watch_signals()
             start_mailer()  # proposal emails, batched, outside every request

@@ -10,12 +10,13 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache
+from functools import cache, partial
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.utils.module_loading import import_string
 
+from osfoundry import trust
 from osfoundry.errors import DomainError
 
 # Who a page's request acts for: a person, or nobody signed in (services check).
@@ -68,7 +69,8 @@ def bearer_from_header(value: str | None) -> str | None:
 
 
 def authenticate_bearer(raw: str | None, *, resource: str | None = None) -> Principal | None:
-    """The principal for a raw bearer token, or None when it is missing, unknown or revoked.
+    """The principal for a raw bearer token, or None when it is missing, unknown or revoked,
+    as the database says now.
 
     `resource` is the URI of the interface asking (the MCP endpoint passes its own): OAuth
     access tokens are accepted only by the resource they were issued for (RFC 8707).
@@ -85,6 +87,15 @@ def authenticate_bearer(raw: str | None, *, resource: str | None = None) -> Prin
             setattr(principal.user, PRINCIPAL_ATTRIBUTE, principal)
             return principal
     return None
+
+
+def authenticate_remembered(raw: str | None, *, resource: str | None = None) -> Principal | None:
+    """authenticate_bearer for a call that ends at once: what this process checked a moment
+    ago and can still vouch for (osfoundry.trust) costs no database hop. A call that parks,
+    or checks again whether access ended, asks authenticate_bearer."""
+    if not raw or len(raw) > MAX_TOKEN_CHARS:
+        return None
+    return trust.check(raw, resource, partial(authenticate_bearer, raw, resource=resource))
 
 
 PRINCIPAL_ATTRIBUTE = "osfoundry_principal"

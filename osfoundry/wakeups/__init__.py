@@ -36,6 +36,21 @@ class Registry:
         self.generation = 0  # moves on every "unknown again", so a read never undoes one
         self.is_reliable: Callable[[], bool] = lambda: True
         self.is_draining = False
+        # Process-wide memories that a wake-up under a key makes stale (osfoundry.trust); they
+        # forget before any waiter of the same wake-up runs, and whenever wake-ups may have
+        # been missed.
+        self._listeners: dict[str, list[Callable[[], None]]] = defaultdict(list)
+
+    def listen(self, key: str, forget: Callable[[], None]) -> None:
+        self._listeners[key].append(forget)
+
+    def _tell_listeners(self, keys: Iterable[str] | None = None) -> None:
+        if keys is None:
+            forgets = [forget for each in self._listeners.values() for forget in each]
+        else:
+            forgets = [forget for key in keys for forget in self._listeners.get(key, ())]
+        for forget in forgets:
+            forget()
 
     def register(self, keys: Iterable[str]) -> Waiter:
         """Park under `keys`. A caller whose client may leave wakes the waiter when it does
@@ -60,6 +75,8 @@ class Registry:
                     del self._waiters[key]
 
     def wake_local(self, keys: Iterable[str], hints: dict[str, list] | None = None) -> int:
+        keys = list(keys)
+        self._tell_listeners(keys)
         with self._lock:
             targets = set()
             for key in keys:
@@ -73,6 +90,7 @@ class Registry:
         return len(targets)
 
     def wake_all_local(self) -> int:
+        self._tell_listeners()
         with self._lock:
             self._forget_all()
             targets = {w for bucket in self._waiters.values() for w in bucket}
@@ -102,6 +120,7 @@ class Registry:
 
     def forget_all(self) -> None:
         """Wake-ups may have been missed: nothing is known any more."""
+        self._tell_listeners()
         with self._lock:
             self._forget_all()
 

@@ -57,6 +57,7 @@ def test_revoking_in_the_admin_ends_what_long_polls_remembered(admin_client, age
     from agents.models import agent_key
     from agents.services import claim_connected_profile
     from osfoundry import wakeups
+    from osfoundry.trust import ACCESS_KEY
 
     token, _raw = create_access_token(user=agent, scopes="osfoundry:read")
     profile = claim_connected_profile(
@@ -71,4 +72,5 @@ def test_revoking_in_the_admin_ends_what_long_polls_remembered(admin_client, age
     assert response.status_code == 302
     token.refresh_from_db()
     assert token.revoked_at is not None
-    assert notified == [[agent_key(profile.pk)]]  # a wake-up without entries
+    # Every process forgets the tokens it checked, and the profile's waits check again.
+    assert notified == [[ACCESS_KEY, agent_key(profile.pk)]]  # a wake-up without entries

@@ -11,6 +11,7 @@ from django.utils import timezone
 from agents.models import AccessToken, Channel, agent_key
 from agents.tokens import create_access_token
 from osfoundry import wakeups
+from osfoundry.trust import ACCESS_KEY
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -72,7 +73,7 @@ def test_an_expiry_set_in_the_token_form_ends_what_long_polls_remembered(
     assert response.status_code == 302
     token.refresh_from_db()
     assert token.expires_at is not None
-    assert notified == [[agent_key(alice.pk)]]
+    assert notified == [[ACCESS_KEY, agent_key(alice.pk)]]
 
 
 def test_unknown_scopes_in_the_token_form_are_a_form_error(admin_client, agent):
