@@ -7,6 +7,7 @@ routes skip Django's handler (a parked request would hold a thread there), so th
 rules from here.
 """
 
+import functools
 import json
 import re
 from urllib.parse import urlsplit
@@ -68,8 +69,14 @@ def allowed_hosts() -> list[str]:
 
 
 def is_allowed_host(host: str) -> bool:
+    return _is_allowed_host(host, tuple(allowed_hosts()))
+
+
+@functools.lru_cache(maxsize=256)
+def _is_allowed_host(host: str, hosts: tuple[str, ...]) -> bool:
+    # Every call of the lean routes asks, with the same few Host headers.
     domain, _port = split_domain_port(host)
-    return bool(domain) and validate_host(domain, allowed_hosts())
+    return bool(domain) and validate_host(domain, hosts)
 
 
 def host_problem(request: Request) -> str | None:
@@ -128,7 +135,10 @@ def websocket_problem(request: Request) -> str | None:
 
 
 def header_bytes(scope) -> int:
-    return sum(len(name) + len(value) for name, value in scope["headers"])
+    size = 0
+    for name, value in scope["headers"]:
+        size += len(name) + len(value)
+    return size
 
 
 def headers_too_large(size: int) -> dict:
@@ -255,10 +265,12 @@ def dumps(data) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-async def send_json(send, status: int, data: dict | None, headers: list | None = None) -> None:
+async def send_json(
+    send, status: int, data: dict | bytes | None, headers: list | None = None
+) -> None:
     """The whole response in two sends: status and headers, then the JSON body (none for
-    data=None, e.g. 202)."""
-    body = b"" if data is None else dumps(data)
+    data=None, e.g. 202; `data` already encoded as bytes is sent as it is)."""
+    body = b"" if data is None else data if isinstance(data, bytes) else dumps(data)
     out = [(b"content-length", str(len(body)).encode())]
     if data is not None:
         out.append((b"content-type", b"application/json"))

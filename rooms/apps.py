@@ -6,4 +6,4 @@ class RoomsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from . import following, revocation  # noqa: F401  (connect their signal receivers)
+        from . import following, known, revocation  # noqa: F401  (connect their receivers)

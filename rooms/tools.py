@@ -13,7 +13,7 @@ from osfoundry.auth import READ, WRITE
 from osfoundry.dbthreads import run_sync
 from osfoundry.mcp.tooling import CallContext, Tool
 
-from . import access, events, repositories, revisions, services
+from . import access, events, known, repositories, revisions, services
 from .schemas import (
     AppArgs,
     NoArgs,
@@ -45,8 +45,13 @@ def list_rooms(ctx: CallContext, args: NoArgs) -> dict:
 
 
 def read_room(ctx: CallContext, args: RoomArgs) -> dict:
+    generation = known.memory.generation
     room = access.get_room_for_user(ctx.principal.user, args.room_id, agent=True)
-    return room.as_dict()
+    return known.read_and_remember(room, generation)
+
+
+def read_room_from_memory(ctx: CallContext, args: RoomArgs) -> dict | None:
+    return known.known_room(ctx.principal.user, args.room_id)
 
 
 def list_room_apps(ctx: CallContext, args: RoomAppsArgs) -> dict:
@@ -181,6 +186,7 @@ TOOLS = [
         scope=READ,
         annotations=READ_ONLY,
         handler=read_room,
+        from_memory=read_room_from_memory,
     ),
     Tool(
         name="list_room_apps",

@@ -28,6 +28,10 @@ class Reply(Exception):
         self.headers = headers or []
 
 
+def rpc_result(request_id, result: dict) -> dict:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
 def rpc_error(request_id, code: int, message: str, data=None) -> dict:
     error = {"code": code, "message": message}
     if data is not None:

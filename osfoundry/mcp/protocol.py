@@ -25,6 +25,7 @@ from osfoundry.auth import (
     Principal,
     Unauthenticated,
     authenticate_bearer,
+    authenticate_remembered,
     bearer_from_header,
 )
 from osfoundry.dbthreads import run_sync
@@ -34,6 +35,7 @@ from osfoundry.http import (
     BodyTooLarge,
     ClientGone,
     Request,
+    dumps,
     host_problem,
     json_content_type_problem,
     origin_problem,
@@ -42,6 +44,7 @@ from osfoundry.http import (
     www_authenticate,
 )
 from osfoundry.outage import DATABASE_OUTAGE, retry_after_header, unavailable
+from osfoundry.trust import known_principal
 
 from .jsonrpc import (
     INTERNAL_ERROR,
@@ -59,6 +62,7 @@ from .jsonrpc import (
     is_valid_id,
     parse_message,
     rpc_error,
+    rpc_result,
     tool_result,
 )
 from .tooling import CallContext, Tool, collect_tools, describe_tool
@@ -118,6 +122,9 @@ class MCPApp:
         self.by_name = {tool.name: tool for tool in self.tools}
         self.descriptions = [describe_tool(tool) for tool in self.tools]
         self.page_size = page_size
+        # tools/list answers the same pages every time: each encoded once (their JSON is most
+        # of the call's work otherwise).
+        self.encoded_pages: dict[tuple[int, int], bytes] = {}
 
     async def __call__(self, scope, receive, send):
         request = Request(scope)
@@ -180,18 +187,18 @@ class MCPApp:
         if method == "tools/call":
             return await self.call_tool(request, request_id, params, watcher, principal)
         limit_headers = await charge(principal.token_key if principal else request.client_key)
-        handler = {
-            "initialize": self.initialize,
-            "ping": lambda params: {},
-            "tools/list": self.list_tools,
-        }.get(method)
-        if handler is None:
-            answer = rpc_error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
-        else:
-            try:
-                answer = {"jsonrpc": "2.0", "id": request_id, "result": handler(params)}
-            except InvalidParams as exc:
-                answer = rpc_error(request_id, INVALID_PARAMS, str(exc))
+        answer: dict | bytes
+        try:
+            if method == "tools/list":
+                answer = self.tools_list_answer(request_id, params)
+            elif method == "initialize":
+                answer = rpc_result(request_id, self.initialize(params))
+            elif method == "ping":
+                answer = rpc_result(request_id, {})
+            else:
+                answer = rpc_error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
+        except InvalidParams as exc:
+            answer = rpc_error(request_id, INVALID_PARAMS, str(exc))
         return 200, answer, limit_headers, None
 
     def initialize(self, params: dict) -> dict:
@@ -203,20 +210,28 @@ class MCPApp:
             "instructions": INSTRUCTIONS,
         }
 
-    def list_tools(self, params: dict) -> dict:
-        start = decode_cursor(params.get("cursor"), len(self.descriptions))
+    def tools_page(self, start: int) -> dict:
         end = start + self.page_size
         result: dict = {"tools": self.descriptions[start:end]}
         if end < len(self.descriptions):
             result["nextCursor"] = encode_cursor(end)
         return result
 
+    def tools_list_answer(self, request_id, params: dict) -> bytes:
+        """The whole JSON-RPC answer, encoded: the page once per process, the id each time."""
+        start = decode_cursor(params.get("cursor"), len(self.descriptions))
+        key = (start, self.page_size)
+        if (page := self.encoded_pages.get(key)) is None:
+            page = self.encoded_pages[key] = dumps(self.tools_page(start))
+        return b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (dumps(request_id), page)
+
     async def call_tool(
         self, request: Request, request_id, params: dict, watcher, principal: Principal | None
     ):
-        watcher.start()
         name = params.get("name")
         tool = self.by_name.get(name) if isinstance(name, str) else None
+        if tool is not None and tool.is_async:
+            watcher.start()  # a call that may park ends when its client goes away
         if tool is None:
             known = ", ".join(self.by_name)
             return (
@@ -233,8 +248,10 @@ class MCPApp:
                 [],
                 None,
             )
-        if principal is None:
-            principal = await self.authenticate(request, request_id)
+        if principal is None or tool.is_async:
+            # A call that parks starts from what the database says now (a remembered check
+            # may predate an expiry set without a signal).
+            principal = await self.authenticate(request, request_id, remembered=not tool.is_async)
         limit_headers = await charge(principal.token_key)
         ctx = CallContext(
             principal=principal,
@@ -257,7 +274,7 @@ class MCPApp:
         except Unauthenticated:
             # Access ended while the call was parked (a token revoked, a user deactivated).
             raise self.unauthorized(request, request_id, limit_headers) from None
-        return 200, {"jsonrpc": "2.0", "id": request_id, "result": result}, limit_headers, ctx
+        return 200, rpc_result(request_id, result), limit_headers, ctx
 
     async def run_tool(self, tool: Tool, ctx: CallContext, arguments: dict, watcher) -> dict:
         try:
@@ -266,6 +283,8 @@ class MCPApp:
             allowed = list(tool.arguments.model_fields)
             error = describe_validation_error(exc, allowed=allowed)
             return tool_result({"error": error.as_dict()}, is_error=True)
+        if tool.from_memory is not None and (data := tool.from_memory(ctx, args)) is not None:
+            return tool_result(data)
         try:
             if tool.is_async:
                 # A parked call ends as soon as its client goes away.
@@ -296,11 +315,20 @@ class MCPApp:
         says which other URIs name the same resource)."""
         return request.origin + self.path
 
-    async def authenticate(self, request: Request, request_id=None) -> Principal:
-        """The caller; else a 401, counted against the client address's budget."""
+    async def authenticate(
+        self, request: Request, request_id=None, *, remembered: bool = True
+    ) -> Principal:
+        """The caller; else a 401, counted against the client address's budget. `remembered`:
+        what this process checked and can still vouch for costs no database hop."""
         raw = bearer(request)
         resource = self.resource(request)
-        principal = await run_sync(authenticate_bearer, raw, resource=resource) if raw else None
+        principal = None
+        if raw and remembered:
+            principal = known_principal(raw, resource) or await run_sync(
+                authenticate_remembered, raw, resource=resource
+            )
+        elif raw:
+            principal = await run_sync(authenticate_bearer, raw, resource=resource)
         if principal is None:
             raise self.unauthorized(request, request_id, await charge(request.client_key))
         return principal
@@ -356,7 +384,7 @@ async def read_request_body(receive) -> bytes:
         raise Reply(413, rpc_error(None, INVALID_REQUEST, message)) from None
 
 
-async def respond(send, status: int, answer: dict | None, headers: list) -> None:
+async def respond(send, status: int, answer: dict | bytes | None, headers: list) -> None:
     if not any(name == b"x-ratelimit-limit" for name, _ in headers):
         # Answers given before a budget was charged (405, 403...) still announce the limit.
         headers = [*headers, ratelimit.limit_header()]

@@ -58,6 +58,9 @@ class Tool:
     # a DomainError, which becomes a result with isError: true.
     handler: Callable[[CallContext, Any], dict | Awaitable[dict]]
     is_async: bool = False
+    # A quick answer on the event loop from what this process remembers (osfoundry.memory),
+    # or None to run `handler`: a read that every call repeats costs no database hop.
+    from_memory: Callable[[CallContext, Any], dict | None] | None = None
 
     @property
     def input_schema(self) -> dict:
