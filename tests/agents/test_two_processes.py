@@ -14,7 +14,11 @@ import redis
 from django.conf import settings
 
 from agents.longpoll import PATH
+from agents.tokens import create_access_token, revoke_access_token
 from osfoundry import wakeups
+from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH
+from rooms.models import Room
+from tests.mcpclient import rpc
 from tests.servers import database_url, require, start_uvicorn, stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,9 +26,11 @@ REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 
 
 @pytest.fixture
-def workers(transactional_db, tmp_path):
+def workers(request, transactional_db, tmp_path):
     """Two uvicorn processes on the test database and Redis: their base URLs, and the Redis
-    channel they share."""
+    channel they share. Without their start-up (lifespan) unless a test asks for it
+    (indirect parametrization with "on")."""
+    lifespan = getattr(request, "param", "off")
     parts = urlsplit(REDIS_URL)
     require(parts.hostname or "127.0.0.1", parts.port or 6379, "Redis")
     prefix = f"test-{uuid.uuid4().hex[:12]}"
@@ -43,7 +49,7 @@ def workers(transactional_db, tmp_path):
                 start_uvicorn(
                     env=env,
                     log_path=tmp_path / f"worker-{n}.log",
-                    options=["--no-access-log", "--lifespan", "off"],
+                    options=["--no-access-log", "--lifespan", lifespan],
                     log_level="warning",
                     cwd=ROOT,
                 )
@@ -145,3 +151,61 @@ def test_a_user_deactivated_in_another_process_ends_a_wait_parked_in_a_worker(
     # Whether the deactivation found the call parked or still reading, it is refused.
     assert answers[0].status_code == 401
     assert answers[0].json()["error"]["code"] == "invalid_token"
+
+
+def read_room(base_url: str, token: str, room_id) -> dict:
+    response = rpc(
+        base_url + EXTERNAL_MCP_PATH,
+        "tools/call",
+        {"name": "read_room", "arguments": {"room_id": str(room_id)}},
+        token=token,
+    )
+    return {"status": response.status_code, **response.json()}
+
+
+def remembers(base_url: str, token: str, room: Room) -> bool:
+    """Whether the worker now answers read_room from memory: a rename without a signal
+    (update()) goes unseen by a remembered read."""
+    name = read_room(base_url, token, room.pk)["result"]["structuredContent"]["name"]
+    Room.objects.filter(pk=room.pk).update(name=f"{name}+")
+    return read_room(base_url, token, room.pk)["result"]["structuredContent"]["name"] == name
+
+
+@pytest.mark.parametrize("workers", ["on"], indirect=True)
+def test_what_workers_remember_ends_with_a_change_made_in_another_process(workers, room, agent):
+    """Both workers subscribe at start-up and answer read_room without the database; a token
+    revoked or a Room renamed by another process is heard by both before their next answers."""
+    (first, second), channel, prefix = workers
+    admin = redis.Redis.from_url(REDIS_URL)
+    until(
+        lambda: dict(admin.pubsub_numsub(channel)).get(channel.encode(), 0) >= 2,
+        "both workers to subscribe at start-up",
+    )
+    admin.close()
+    token, raw = create_access_token(user=agent, scopes="osfoundry:read")
+    for url in (first, second):
+        until(lambda url=url: remembers(url, raw, room), f"{url} to remember")
+    # This process publishes its wake-ups on the workers' channel, as a script would.
+    wakeups.configure(REDIS_URL, prefix)
+    try:
+        room.name = "Team Osprey"
+        room.save()
+        for url in (first, second):
+            until(
+                lambda url=url: (
+                    read_room(url, raw, room.pk)["result"]["structuredContent"]["name"]
+                    == "Team Osprey"
+                ),
+                f"{url} to read the new name",
+                seconds=10,  # far below what it would otherwise remember (REMEMBER_S)
+            )
+        revoke_access_token(token=token)
+        for url in (first, second):
+            until(
+                lambda url=url: read_room(url, raw, room.pk)["status"] == 401,
+                f"{url} to refuse the revoked token",
+                seconds=10,  # far below what it would otherwise trust (TRUST_S)
+            )
+    finally:
+        wakeups.configure(settings.REDIS_URL, settings.REDIS_PREFIX)
+    assert read_room(second, raw, room.pk)["error"]["code"] == -32001
