@@ -125,9 +125,14 @@ def run_wrk(url: str, body: str, *, token: str, seconds: float, concurrency: int
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as handle:
         handle.write(script)
     threads = min(2, concurrency)
-    command = [WRK, f"-t{threads}", f"-c{concurrency}", f"-d{seconds}s", "-s", handle.name, url]
-    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    # wrk reads whole seconds only ("5.0s" is refused)
+    duration = f"-d{max(1, round(seconds))}s"
+    command = [WRK, f"-t{threads}", f"-c{concurrency}", duration, "-s", handle.name, url]
+    run = subprocess.run(command, capture_output=True, text=True)
     os.unlink(handle.name)
+    if run.returncode:
+        sys.exit(f"wrk failed ({run.returncode}): {run.stderr or run.stdout}")
+    output = run.stdout
     line = next(line for line in output.splitlines() if line.startswith("RESULT "))
     requests, duration_us, p50_us, p95_us, errors = map(int, line.split()[1:])
     return {
