@@ -100,6 +100,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    # Innermost: a view's database outage becomes a 503 before any other middleware sees it.
+    "osfoundry.outage.OutageMiddleware",
 ]
 
 # Bearer tokens, asked in order (osfoundry/auth.py): personal access tokens, then OAuth.

@@ -69,6 +69,17 @@ def parse_message(body: bytes) -> dict:
     return message
 
 
+def id_of(body: bytes):
+    """The id of the request in `body`, for an answer given before it was dispatched (a
+    database outage); None when the body holds no valid one."""
+    try:
+        message = parse_json(body)
+    except MalformedJSON:
+        return None
+    request_id = message.get("id") if isinstance(message, dict) else None
+    return request_id if is_valid_id(request_id) else None
+
+
 class InvalidParams(Exception):
     pass
 

@@ -59,6 +59,7 @@ from .jsonrpc import (
     check_protocol_version,
     decode_cursor,
     encode_cursor,
+    id_of,
     is_valid_id,
     parse_message,
     rpc_error,
@@ -128,8 +129,8 @@ class MCPApp:
 
     async def __call__(self, scope, receive, send):
         request = Request(scope)
-        watcher = None
-        ctx = None
+        watcher = ctx = None
+        body = b""
         try:
             if scope["method"] != "POST":
                 raise Reply(
@@ -147,7 +148,8 @@ class MCPApp:
         except DATABASE_OUTAGE as exc:
             error = unavailable(exc)
             status, headers = error.http_status, [retry_after_header()]
-            answer = rpc_error(None, INTERNAL_ERROR, error.message, {"error": error.as_dict()})
+            data = {"error": error.as_dict()}
+            answer = rpc_error(id_of(body), INTERNAL_ERROR, error.message, data)
         try:
             if watcher is not None and watcher.disconnected:
                 return  # nobody to answer; after_response callbacks never run
@@ -234,20 +236,12 @@ class MCPApp:
             watcher.start()  # a call that may park ends when its client goes away
         if tool is None:
             known = ", ".join(self.by_name)
-            return (
-                200,
-                rpc_error(request_id, INVALID_PARAMS, f"Unknown tool {name!r}; tools: {known}"),
-                [],
-                None,
-            )
+            error = rpc_error(request_id, INVALID_PARAMS, f"Unknown tool {name!r}; tools: {known}")
+            return 200, error, [], None
         arguments = params.get("arguments") or {}
         if not isinstance(arguments, dict):
-            return (
-                200,
-                rpc_error(request_id, INVALID_PARAMS, "arguments must be an object"),
-                [],
-                None,
-            )
+            error = rpc_error(request_id, INVALID_PARAMS, "arguments must be an object")
+            return 200, error, [], None
         if principal is None or tool.is_async:
             # A call that parks starts from what the database says now (a remembered check
             # may predate an expiry set without a signal).
