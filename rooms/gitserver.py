@@ -29,7 +29,7 @@ from osfoundry.auth import Principal, authenticate_bearer
 from osfoundry.errors import DomainError, Invalid
 
 from . import repositories
-from .gitstore import ZERO_SHA, DatabaseObjectStore, inflate, open_repository
+from .gitstore import ZERO_SHA, DatabaseObjectStore, DatabaseRefs, inflate, open_repository
 from .repomodels import Repository
 
 PREFIX = "/git/"
@@ -159,6 +159,20 @@ class SingleRepositoryBackend(Backend):
     def open_repository(self, path):
         return self.repo
 
+    def store_repository(self) -> None:
+        """A push to a new name stores its repository now that it stores something in it."""
+        if not self.repository._state.adding:
+            return
+        self.repository = repositories.create_repository(
+            project=self.repository.project,
+            name=self.repository.name,
+            created_by=self.repository.created_by,
+        )
+        # Another first push may have created it meanwhile: store into that one.
+        store, refs = self.repo.object_store, self.repo.refs
+        assert isinstance(store, DatabaseObjectStore) and isinstance(refs, DatabaseRefs)
+        store.repository_id = refs.repository_id = self.repository.pk
+
 
 class PushHandler(ReceivePackHandler):
     """receive-pack with the limits and the versions: nothing is stored from a push that breaks
@@ -184,6 +198,8 @@ class PushHandler(ReceivePackHandler):
         except (OSError, ValueError, AssertionError) as error:
             yield (b"unpack", str(error).replace("\n", " ").encode())
             return
+        if any(new != ZERO_SHA for _, new, _ in refs):
+            self._backend().store_repository()
         store.add_objects((obj, None) for obj in received)
         yield (b"unpack", b"ok")
         for old, new, ref in refs:
@@ -225,13 +241,16 @@ class PushHandler(ReceivePackHandler):
 
     def _pin(self, ref: bytes, snapshot: repositories.Snapshot) -> None:
         branch = ref.decode().removeprefix("refs/heads/")
-        backend = self.backend
-        assert isinstance(backend, SingleRepositoryBackend)
+        backend = self._backend()
         pinned = repositories.pin_version(
             repository=backend.repository, snapshot=snapshot, ref=branch
         )
         for line in pinned.report():
             self._say(line)
+
+    def _backend(self) -> SingleRepositoryBackend:
+        assert isinstance(self.backend, SingleRepositoryBackend)
+        return self.backend
 
     def _refuse(self, refs, reason: str):
         self._drain()

@@ -39,8 +39,9 @@ def open_git_repository(
 ) -> Repository:
     """The repository a fetch (`push=False`) or push reaches. Members of the project fetch and
     push; owners of its Rooms fetch (they review its versions). Everyone else gets NotFound,
-    as for a repository that does not exist. A push to a missing name creates the repository
-    (push-to-create), for members with the write scope only."""
+    as for a repository that does not exist. A push to a missing name gets a repository not
+    stored yet (push-to-create, for members with the write scope only): the push stores it with
+    create_repository once it stores anything, so a refused push leaves none behind."""
     user = principal.user
     project = Project.objects.filter(name=project_name).first()
     is_member = project is not None and project.members.filter(pk=user.pk).exists()
@@ -54,16 +55,23 @@ def open_git_repository(
     if push and not is_member:
         raise NotFound(f"Repository {project_name}/{repository_name} not found", field="repository")
     assert project is not None
-    return repository or create_repository(project=project, name=repository_name, created_by=user)
+    if repository is not None:
+        return repository
+    check_repository_name(repository_name)
+    return Repository(project=project, name=repository_name, created_by=user)
 
 
-def create_repository(*, project: Project, name: str, created_by: User | None) -> Repository:
+def check_repository_name(name: str) -> None:
     if not REPOSITORY_NAME.fullmatch(name) or name.endswith(".git"):
         raise Invalid(
             f"repository: {name!r} is not a valid name; use letters, digits, '.', '_' and '-' "
             "(at most 100, starting with a letter or digit)",
             field="repository",
         )
+
+
+def create_repository(*, project: Project, name: str, created_by: User | None) -> Repository:
+    check_repository_name(name)
     try:
         with transaction.atomic():
             repository = Repository.objects.create(

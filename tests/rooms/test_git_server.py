@@ -126,6 +126,7 @@ def test_a_file_over_the_limit_is_refused_and_nothing_is_stored(setup, tmp_path,
     assert "remote: error: data/big.txt: 1000001 bytes, at most 1000000 per file" in result.stderr
     assert "rejected" in result.stderr
     assert not GitObject.objects.exists() and not RepositoryVersion.objects.exists()
+    assert not Repository.objects.exists()  # the push to a new name created nothing
     assert not GitRef.objects.filter(name="refs/heads/main").exists()
 
 
@@ -179,6 +180,7 @@ def test_a_push_over_a_limit_is_refused_with_its_line(
     result = git(work, "push", setup.url(setup.write_token), "main", home=setup.home, check=False)
     assert result.returncode != 0 and expected in result.stderr
     assert not GitObject.objects.exists() and not RepositoryVersion.objects.exists()
+    assert not Repository.objects.exists()
 
 
 def test_a_force_push_moves_the_branch_but_keeps_the_pinned_version(setup, tmp_path, files):
