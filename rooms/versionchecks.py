@@ -19,7 +19,6 @@ import logging
 import queue
 import threading
 import uuid
-from collections.abc import Iterable
 
 from django.db import connections
 
@@ -33,10 +32,12 @@ _worker: threading.Thread | None = None
 _worker_lock = threading.Lock()
 
 
-def check_later(version_ids: Iterable[uuid.UUID]) -> None:
+def check_later(version_ids: list[uuid.UUID]) -> None:
     """Check these versions in this process's checking thread (call once the push is
     answered: the check competes with nothing the pusher waits for)."""
     global _worker
+    if not version_ids:  # a fetch, or a push that pinned nothing new
+        return
     for version_id in version_ids:
         _waiting.put(version_id)
     with _worker_lock:
