@@ -7,9 +7,11 @@ osfoundry.asgi:application on its own SQLite database (var/bench-git.sqlite3, re
 DATABASE_URL is set; the anchor is `git http-backend` run as CGI per request behind a2wsgi (a
 small bridge, bench_git_backend below) on a bare repository on disk. Each run pushes the app to a
 new repository and clones it back, with Debian's `git`; the table shows the median and the
-spread. Goal: ours within 2× the anchor. A push pins the version and runs the Room's runnability
-check on its src/ (every code file compiled, as the frame would); `--git-only` puts the files
-in lib/, so the push times git and the database alone.
+spread. Goal: ours within 2× the anchor. A push pins the version and is answered; the Room's
+runnability check on its src/ (every code file compiled, as the frame would) runs after the
+answer (rooms/versionchecks.py). The "verdict" column is the time from the push's start until
+that check has stored its verdict; each clone starts after it, so it competes with no check.
+`--git-only` puts the files in lib/: nothing for the check to compile.
 """
 
 import argparse
@@ -83,16 +85,32 @@ def timed(cwd: Path, *args: str, home: Path) -> float:
     return time.perf_counter() - start
 
 
-def run(base: str, work: Path, scratch: Path, home: Path, runs: int, url_for) -> dict:
-    pushes, clones = [], []
+def run(base: str, work: Path, scratch: Path, home: Path, runs: int, url_for, verdict=None) -> dict:
+    pushes, clones, verdicts = [], [], []
     for n in range(runs):
         url = url_for(base, f"app{n}")
+        start = time.perf_counter()
         pushes.append(timed(work, "push", "-q", url, "main", home=home))
+        if verdict is not None:
+            verdict(f"app{n}")
+            verdicts.append(time.perf_counter() - start)
         target = scratch / f"clone-{n}"
         clones.append(timed(scratch, "clone", "-q", url, str(target), home=home))
         assert (target / ".git").exists() and any(target.iterdir())
         shutil.rmtree(target)
-    return {"push": pushes, "clone": clones}
+    return {"push": pushes, "clone": clones, "verdict": verdicts}
+
+
+def wait_for_verdict(name: str) -> None:
+    """Until the check after the push has stored the verdict of repository `name`'s version."""
+    from rooms.models import RepositoryVersion
+
+    deadline = time.monotonic() + 60
+    versions = RepositoryVersion.objects.filter(repository__name=name, is_runnable__isnull=False)
+    while not versions.exists():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the push to {name} was not checked within 60 s")
+        time.sleep(0.005)
 
 
 def cell(times: list[float]) -> str:
@@ -145,7 +163,7 @@ def main() -> None:
         results = {
             "git http-backend": run(anchor_url, work, scratch, home, options.runs, anchor_for),
             "osFoundry (dulwich, database)": run(
-                ours_url, work, scratch, home, options.runs, ours_for
+                ours_url, work, scratch, home, options.runs, ours_for, wait_for_verdict
             ),
         }
     finally:
@@ -157,12 +175,17 @@ def main() -> None:
 
 def print_table(results: dict, *, files: int, size: int, runs: int) -> None:
     print(f"{files} files, {size / 1e6:.2f} MB, {runs} runs; median (min–max)")
-    print(f"{'server':32} {'push':>26} {'clone':>26}")
+    print(f"{'server':32} {'push':>26} {'clone':>26} {'verdict (after push start)':>28}")
     for name, times in results.items():
-        print(f"{name:32} {cell(times['push']):>26} {cell(times['clone']):>26}")
+        verdict = cell(times["verdict"]) if times["verdict"] else "—"
+        print(f"{name:32} {cell(times['push']):>26} {cell(times['clone']):>26} {verdict:>28}")
     base = results["git http-backend"]
     mine = results["osFoundry (dulwich, database)"]
-    ratio = {key: statistics.median(mine[key]) / statistics.median(base[key]) for key in base}
+    ratio = {
+        key: statistics.median(mine[key]) / statistics.median(base[key])
+        for key in base
+        if base[key]
+    }
     print(f"{'ratio':32} {ratio['push']:25.2f}× {ratio['clone']:25.2f}×")
 
 

@@ -5,7 +5,8 @@ never ties the event loop.
 Authentication is HTTP Basic with a personal access token as the password (any user name), as
 git's credential helpers expect. Pushes go through `PushHandler`: the pack is received and
 checked against the limits before anything is stored, branch tips become pinned versions, and
-what happened is told in git's own output (`remote: …` lines).
+what happened is told in git's own output (`remote: …` lines). Whether a new version runs in the
+Room is checked once the push is answered (rooms/versionchecks.py).
 """
 
 import base64
@@ -28,8 +29,8 @@ from dulwich.web import GunzipFilter, HTTPGitApplication
 from osfoundry.auth import Principal, authenticate_bearer
 from osfoundry.errors import DomainError, Invalid
 
-from . import repositories
-from .gitstore import ZERO_SHA, DatabaseObjectStore, inflate, open_repository
+from . import repositories, versionchecks
+from .gitstore import ZERO_SHA, DatabaseObjectStore, DatabaseRefs, inflate, open_repository
 from .repomodels import Repository
 
 PREFIX = "/git/"
@@ -48,15 +49,18 @@ def matches(scope) -> bool:
 
 
 def application(environ, start_response) -> Iterable[bytes]:
-    """The WSGI application: authenticate, find the repository, let dulwich speak git."""
+    """The WSGI application: authenticate, find the repository, let dulwich speak git; then
+    check the versions a push pinned."""
     close_old_connections()
+    pinned: list = []  # ids of the versions a push pinned unchecked
     try:
-        yield from serve(environ, start_response)
+        yield from serve(environ, start_response, pinned)
     finally:
         close_old_connections()
+        versionchecks.check_later(pinned)
 
 
-def serve(environ, start_response) -> Iterator[bytes]:
+def serve(environ, start_response, pinned: list) -> Iterator[bytes]:
     match = ROUTE.fullmatch(environ["PATH_INFO"])
     if match is None:
         yield plain(
@@ -96,7 +100,7 @@ def serve(environ, start_response) -> Iterator[bytes]:
     # Gunzip: git compresses large fetch requests (many `have` lines).
     app = GunzipFilter(
         HTTPGitApplication(
-            SingleRepositoryBackend(repository, principal),
+            SingleRepositoryBackend(repository, principal, pinned),
             handlers={b"git-upload-pack": UploadPackHandler, b"git-receive-pack": PushHandler},
         )
     )
@@ -149,15 +153,31 @@ def basic_password(header: str) -> str | None:
 
 
 class SingleRepositoryBackend(Backend):
-    """The one repository this request reached (access was decided before dulwich runs)."""
+    """The one repository this request reached (access was decided before dulwich runs);
+    `unchecked` collects the ids of the versions a push pinned, to check after the answer."""
 
-    def __init__(self, repository: Repository, principal: Principal):
+    def __init__(self, repository: Repository, principal: Principal, unchecked: list):
         self.repository = repository
         self.principal = principal
+        self.unchecked = unchecked
         self.repo = open_repository(repository)
 
     def open_repository(self, path):
         return self.repo
+
+    def store_repository(self) -> None:
+        """A push to a new name stores its repository now that it stores something in it."""
+        if not self.repository._state.adding:
+            return
+        self.repository = repositories.create_repository(
+            project=self.repository.project,
+            name=self.repository.name,
+            created_by=self.repository.created_by,
+        )
+        # Another first push may have created it meanwhile: store into that one.
+        store, refs = self.repo.object_store, self.repo.refs
+        assert isinstance(store, DatabaseObjectStore) and isinstance(refs, DatabaseRefs)
+        store.repository_id = refs.repository_id = self.repository.pk
 
 
 class PushHandler(ReceivePackHandler):
@@ -184,6 +204,8 @@ class PushHandler(ReceivePackHandler):
         except (OSError, ValueError, AssertionError) as error:
             yield (b"unpack", str(error).replace("\n", " ").encode())
             return
+        if any(new != ZERO_SHA for _, new, _ in refs):
+            self._backend().store_repository()
         store.add_objects((obj, None) for obj in received)
         yield (b"unpack", b"ok")
         for old, new, ref in refs:
@@ -225,13 +247,26 @@ class PushHandler(ReceivePackHandler):
 
     def _pin(self, ref: bytes, snapshot: repositories.Snapshot) -> None:
         branch = ref.decode().removeprefix("refs/heads/")
-        backend = self.backend
-        assert isinstance(backend, SingleRepositoryBackend)
-        pinned = repositories.pin_version(
+        backend = self._backend()
+        version = repositories.pin_version(
             repository=backend.repository, snapshot=snapshot, ref=branch
-        )
-        for line in pinned.report():
+        ).version
+        problems: list[str] | None = None  # None: the runnability check runs after the answer
+        if version.is_runnable is None:
+            if rule_problems := repositories.check_pinned_rules(version):
+                problems = rule_problems
+            else:
+                backend.unchecked.append(version.pk)
+        elif version.is_runnable:  # pushed before (e.g. to another branch) and checked
+            problems = []
+        else:  # the problems to name: the verdict cache has the check's
+            problems = repositories.check_pinned_version(version)
+        for line in repositories.push_report(version, problems):
             self._say(line)
+
+    def _backend(self) -> SingleRepositoryBackend:
+        assert isinstance(self.backend, SingleRepositoryBackend)
+        return self.backend
 
     def _refuse(self, refs, reason: str):
         self._drain()

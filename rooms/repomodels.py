@@ -51,8 +51,9 @@ class RepositoryVersion(models.Model):
     author = models.CharField(max_length=300, blank=True)
     files = models.JSONField(default=dict)  # path -> text; binary files are stored as None
     imported_at = models.DateTimeField(auto_now_add=True)
-    # Whether src/ passed the Room's runnability check when it was pinned (rooms/runchecks.py).
-    is_runnable = models.BooleanField(default=False)
+    # Whether src/ passed the snippet rules and the Room's runnability check (rooms/runchecks.py);
+    # None until that check has run: a push is answered first (rooms/versionchecks.py).
+    is_runnable = models.BooleanField(null=True, default=None)
 
     class Meta:
         ordering = ["-imported_at"]

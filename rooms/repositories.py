@@ -5,7 +5,7 @@ versions pinned from branch tips. The git server (rooms/gitserver.py) and the op
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from django.db import IntegrityError, transaction
@@ -39,8 +39,9 @@ def open_git_repository(
 ) -> Repository:
     """The repository a fetch (`push=False`) or push reaches. Members of the project fetch and
     push; owners of its Rooms fetch (they review its versions). Everyone else gets NotFound,
-    as for a repository that does not exist. A push to a missing name creates the repository
-    (push-to-create), for members with the write scope only."""
+    as for a repository that does not exist. A push to a missing name gets a repository not
+    stored yet (push-to-create, for members with the write scope only): the push stores it with
+    create_repository once it stores anything, so a refused push leaves none behind."""
     user = principal.user
     project = Project.objects.filter(name=project_name).first()
     is_member = project is not None and project.members.filter(pk=user.pk).exists()
@@ -54,16 +55,23 @@ def open_git_repository(
     if push and not is_member:
         raise NotFound(f"Repository {project_name}/{repository_name} not found", field="repository")
     assert project is not None
-    return repository or create_repository(project=project, name=repository_name, created_by=user)
+    if repository is not None:
+        return repository
+    check_repository_name(repository_name)
+    return Repository(project=project, name=repository_name, created_by=user)
 
 
-def create_repository(*, project: Project, name: str, created_by: User | None) -> Repository:
+def check_repository_name(name: str) -> None:
     if not REPOSITORY_NAME.fullmatch(name) or name.endswith(".git"):
         raise Invalid(
             f"repository: {name!r} is not a valid name; use letters, digits, '.', '_' and '-' "
             "(at most 100, starting with a letter or digit)",
             field="repository",
         )
+
+
+def create_repository(*, project: Project, name: str, created_by: User | None) -> Repository:
+    check_repository_name(name)
     try:
         with transaction.atomic():
             repository = Repository.objects.create(
@@ -150,20 +158,12 @@ def decode_text(data: bytes) -> str | None:
 class PinnedVersion:
     version: RepositoryVersion
     created: bool
-    problems: list[str] = field(default_factory=list)  # why it cannot run in the Room
-
-    def report(self) -> list[str]:
-        """The lines the pusher reads (git prints each as `remote: …`)."""
-        version = self.version
-        head = f"version {version.pk} of {version.ref or version.short_hash} ({version.short_hash})"
-        if not self.problems:
-            return [f"{head}: runs in the Room; propose it with propose_room_repo_app"]
-        return [f"{head}: cannot run in the Room:"] + [f"  {p}" for p in self.problems[:10]]
 
 
 def pin_version(*, repository: Repository, snapshot: Snapshot, ref: str) -> PinnedVersion:
-    """Pin a commit as a version (once per commit: a second push of it is the same version),
-    with the snippet rules and the Room's runnability check applied to what the Room runs."""
+    """Pin a commit as a version (once per commit: a second push of it is the same version).
+    A new version is stored unchecked (`is_runnable` None): check_pinned_version finds its
+    verdict, after the push is answered (rooms/versionchecks.py) or when someone reads it."""
     version, created = RepositoryVersion.objects.get_or_create(
         repository=repository,
         commit_hash=snapshot.commit_hash,
@@ -174,21 +174,52 @@ def pin_version(*, repository: Repository, snapshot: Snapshot, ref: str) -> Pinn
             "files": snapshot.files,
         },
     )
-    problems = version_problems(version)
-    if version.is_runnable != (not problems):
-        version.is_runnable = not problems
-        version.save(update_fields=["is_runnable"])
-    return PinnedVersion(version=version, created=created, problems=problems)
+    return PinnedVersion(version=version, created=created)
 
 
-def version_problems(version: RepositoryVersion) -> list[str]:
-    """The snippet rules on the files the Room runs (src/), then the runnability check."""
+def check_pinned_version(version: RepositoryVersion) -> list[str]:
+    """The snippet rules and the Room's runnability check on what the Room runs of `version`:
+    the problems, stored on it as `is_runnable`. A check cut short by a deadline or the memory
+    limit (a loaded machine) is not stored, so the next reader checks again."""
+    if problems := check_pinned_rules(version):
+        return problems
+    check = runchecks.check_version(version)
+    if not check.is_transient:
+        record_verdict(version, is_runnable=check.runs)
+    return [str(problem) for problem in check.problems]
+
+
+def check_pinned_rules(version: RepositoryVersion) -> list[str]:
+    """The snippet rules alone on the files the Room runs (src/): quick enough to answer within
+    a push (~0.07 s for 2 MB), and their problems are named nowhere else (proposing a version
+    runs only the runnability check). A version that breaks one cannot run: stored now."""
     problems: list[str] = []
     for path, text in version_app_files(version).items():
         problems.extend(str(problem) for problem in file_problems(path, text))
     if problems:
-        return problems
-    return [str(problem) for problem in runchecks.check_version(version).problems]
+        record_verdict(version, is_runnable=False)
+    return problems
+
+
+def record_verdict(version: RepositoryVersion, *, is_runnable: bool) -> None:
+    if version.is_runnable != is_runnable:
+        version.is_runnable = is_runnable
+        # An update of the one field: the version's files never change, its verdict may race.
+        RepositoryVersion.objects.filter(pk=version.pk).update(is_runnable=is_runnable)
+
+
+def push_report(version: RepositoryVersion, problems: list[str] | None) -> list[str]:
+    """The lines the pusher reads (git prints each as `remote: …`); `problems` None: the
+    version is being checked."""
+    head = f"version {version.pk} of {version.ref or version.short_hash} ({version.short_hash})"
+    if problems is None:
+        return [
+            f"{head}: pinned; checking now whether it runs in the Room: list_room_repositories "
+            "shows the result (runnable), propose_room_repo_app names any problem"
+        ]
+    if not problems:
+        return [f"{head}: runs in the Room; propose it with propose_room_repo_app"]
+    return [f"{head}: cannot run in the Room:"] + [f"  {p}" for p in problems[:10]]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -253,10 +284,19 @@ def list_room_repositories(user: AnyUser, room_id: str, *, origin: str) -> list[
                     "ref": version.ref,
                     "message": version.message.partition("\n")[0][:200],
                     "pushed_at": version.imported_at.isoformat(),
-                    "runnable": version.is_runnable,
+                    "runnable": is_runnable(version),
                 }
                 for version in repository.versions.order_by("-imported_at")[:LISTED_VERSIONS]
             ],
         }
         for repository in repositories
     ]
+
+
+def is_runnable(version: RepositoryVersion) -> bool:
+    """The stored verdict; a version not checked yet (its push was answered first, and the
+    check after it has not finished or was lost with its process) is checked now: a reader
+    never sees a verdict nobody found."""
+    if version.is_runnable is None:
+        return not check_pinned_version(version)
+    return version.is_runnable

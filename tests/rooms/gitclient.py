@@ -2,6 +2,7 @@
 
 import os
 import subprocess
+import time
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
@@ -41,3 +42,16 @@ def write_files(root: Path, files: dict[str, str]) -> None:
         target = root / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
+
+
+def wait_for_verdict(version, timeout: float = 30) -> bool:
+    """The verdict the check after a push stores on `version` (read from the database only:
+    never checked here)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        version.refresh_from_db(fields=["is_runnable"])
+        if version.is_runnable is not None:
+            return version.is_runnable
+        if time.monotonic() > deadline:
+            raise AssertionError(f"version {version.pk} was not checked within {timeout} s")
+        time.sleep(0.05)

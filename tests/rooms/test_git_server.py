@@ -6,7 +6,7 @@ import pytest
 
 from rooms.models import GitObject, GitRef, Repository, RepositoryVersion
 from rooms.repositories import create_repository
-from tests.rooms.gitclient import clone_url, git, write_files
+from tests.rooms.gitclient import clone_url, git, wait_for_verdict, write_files
 
 
 @pytest.fixture
@@ -45,9 +45,12 @@ def test_clone_an_empty_repository_commit_push_fetch_and_push_again(
     version = RepositoryVersion.objects.get(repository=repository, commit_hash=first)
     assert (version.ref, version.message) == ("main", "Standup timer\n\nFirst version.")
     assert version.author == "Agent Smith <agent@example.com>"
-    assert version.files == files and version.is_runnable
-    assert f"remote: version {version.pk} of main" in push.stderr
-    assert "runs in the Room" in push.stderr
+    assert version.files == files
+    assert (
+        f"remote: version {version.pk} of main ({version.short_hash}): pinned; checking now "
+        "whether it runs in the Room" in push.stderr
+    )
+    assert wait_for_verdict(version) is True
 
     other = tmp_path / "other"
     git(tmp_path, "clone", setup.url(setup.read_token), "other", home=setup.home)
@@ -126,6 +129,7 @@ def test_a_file_over_the_limit_is_refused_and_nothing_is_stored(setup, tmp_path,
     assert "remote: error: data/big.txt: 1000001 bytes, at most 1000000 per file" in result.stderr
     assert "rejected" in result.stderr
     assert not GitObject.objects.exists() and not RepositoryVersion.objects.exists()
+    assert not Repository.objects.exists()  # the push to a new name created nothing
     assert not GitRef.objects.filter(name="refs/heads/main").exists()
 
 
@@ -179,6 +183,7 @@ def test_a_push_over_a_limit_is_refused_with_its_line(
     result = git(work, "push", setup.url(setup.write_token), "main", home=setup.home, check=False)
     assert result.returncode != 0 and expected in result.stderr
     assert not GitObject.objects.exists() and not RepositoryVersion.objects.exists()
+    assert not Repository.objects.exists()
 
 
 def test_a_force_push_moves_the_branch_but_keeps_the_pinned_version(setup, tmp_path, files):

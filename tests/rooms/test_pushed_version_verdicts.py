@@ -1,0 +1,114 @@
+"""A push is answered before its versions are checked (rooms/versionchecks.py): the check runs
+after it and stores each verdict; until then nothing reports a verdict nobody found."""
+
+import pytest
+
+from osfoundry.errors import Invalid
+from rooms import runchecks
+from rooms.models import Repository, RepositoryVersion
+from rooms.repositories import Snapshot, list_room_repositories, pin_version
+from rooms.runnable import Problem, RunCheck
+from rooms.services import propose_repo_version
+from tests.rooms.gitclient import clone_url, git, wait_for_verdict, write_files
+
+LODASH = 'import lodash from "lodash";\nexport default () => <p>{lodash.VERSION}</p>;\n'
+NOT_AVAILABLE = "src/App.tsx:1:20: module 'lodash' is not available"
+
+
+def unchecked(project, files, commit):
+    repository, _ = Repository.objects.get_or_create(project=project, name="timer")
+    snapshot = Snapshot(commit_hash=commit, message="m", author="A <a@e>", files=files)
+    version = pin_version(repository=repository, snapshot=snapshot, ref="main").version
+    assert version.is_runnable is None
+    return version
+
+
+def propose(room, agent, version):
+    return propose_repo_version(
+        caller=agent,
+        room_id=str(room.pk),
+        name="Timer",
+        repository_id=str(version.repository_id),
+        version_id=str(version.pk),
+        idempotency_key="verdict-key-01",
+    )
+
+
+def test_a_push_is_answered_first_and_its_versions_get_their_verdicts_after(
+    asgi_server, project, agent, token_factory, tmp_path, files
+):
+    project.members.add(agent)
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    git(work, "init", "-q", "-b", "main", home=home)
+    url = clone_url(asgi_server.url, project.name, "timer", token_factory(agent))
+    pushes = []
+    for message, app in (("runs", files), ("needs lodash", files | {"src/App.tsx": LODASH})):
+        write_files(work, app)
+        git(work, "add", "-A", home=home)
+        git(work, "commit", "-q", "-m", message, home=home)
+        pushes.append(git(work, "push", url, "main", home=home).stderr)
+    good, bad = RepositoryVersion.objects.order_by("imported_at")
+    for push, version in zip(pushes, (good, bad), strict=True):
+        assert (
+            f"remote: version {version.pk} of main ({version.short_hash}): pinned; checking now "
+            "whether it runs in the Room: list_room_repositories shows the result (runnable), "
+            "propose_room_repo_app names any problem"
+        ) in push
+        assert "runs in the Room;" not in push and "cannot run" not in push
+    assert wait_for_verdict(good) is True
+    assert wait_for_verdict(bad) is False
+
+
+def test_a_push_breaking_a_character_rule_is_told_so_at_once(
+    asgi_server, project, agent, token_factory, tmp_path, files
+):
+    # Proposing a version runs only the runnability check: these problems are named here.
+    project.members.add(agent)
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    git(work, "init", "-q", "-b", "main", home=home)
+    write_files(work, files | {"src/Note.ts": "export const note = 1; // \u202e\n"})
+    git(work, "add", "-A", home=home)
+    git(work, "commit", "-q", "-m", "hidden", home=home)
+    url = clone_url(asgi_server.url, project.name, "timer", token_factory(agent))
+    push = git(work, "push", url, "main", home=home).stderr
+    version = RepositoryVersion.objects.get()
+    assert f"({version.short_hash}): cannot run in the Room:" in push
+    assert "remote:   src/Note.ts:1:27: bidirectional control U+202E" in push
+    assert version.is_runnable is False  # stored before the answer, no check to wait for
+
+
+def test_listing_checks_a_version_not_checked_yet_and_stores_its_verdict(room, agent, files):
+    good = unchecked(room.project, files, "a" * 40)
+    bad = unchecked(room.project, {"src/App.tsx": LODASH}, "b" * 40)
+    (listed,) = list_room_repositories(agent, str(room.pk), origin="http://testserver")
+    runnable = {item["version_id"]: item["runnable"] for item in listed["latest_versions"]}
+    assert runnable == {str(good.pk): True, str(bad.pk): False}
+    good.refresh_from_db()
+    bad.refresh_from_db()
+    assert (good.is_runnable, bad.is_runnable) == (True, False)
+
+
+def test_a_check_cut_short_is_never_reported_runnable_nor_stored(room, agent, files, monkeypatch):
+    version = unchecked(room.project, files, "a" * 40)
+    stopped = RunCheck(problems=[Problem("src/App.tsx", 1, 1, "took too long")], is_transient=True)
+    monkeypatch.setattr(runchecks, "check_version", lambda version: stopped)
+    (listed,) = list_room_repositories(agent, str(room.pk), origin="http://testserver")
+    assert listed["latest_versions"][0]["runnable"] is False
+    version.refresh_from_db()
+    assert version.is_runnable is None  # the next reader checks again
+
+
+def test_proposing_a_version_not_checked_yet_refuses_it_when_it_cannot_run(room, agent):
+    version = unchecked(room.project, {"src/App.tsx": LODASH, "README.md": "# App\n"}, "c" * 40)
+    with pytest.raises(Invalid) as refused:
+        propose(room, agent, version)
+    assert refused.value.code == "not_runnable"
+    assert refused.value.field == "files.src/App.tsx"
+    assert refused.value.message.startswith(NOT_AVAILABLE)
+
+
+def test_proposing_a_version_not_checked_yet_that_runs_makes_its_card(room, agent, files):
+    version = unchecked(room.project, files, "d" * 40)
+    assert propose(room, agent, version).proposal.repository_version == version
