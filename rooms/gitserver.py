@@ -255,6 +255,8 @@ class PushHandler(ReceivePackHandler):
         if version.is_runnable is None:
             if rule_problems := repositories.check_pinned_rules(version):
                 problems = rule_problems
+            elif repositories.is_quick_to_check(version):
+                problems = repositories.check_pinned_version(version)
             else:
                 backend.unchecked.append(version.pk)
         elif version.is_runnable:  # pushed before (e.g. to another branch) and checked

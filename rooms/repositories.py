@@ -19,6 +19,7 @@ from . import runchecks
 from .access import get_room_for_user
 from .gitstore import DatabaseRefs
 from .models import Project, Proposal, Repository, RepositoryVersion, Room
+from .runnable import CODE_SUFFIXES
 from .snippets import file_problems, version_app_files
 
 # Limits of a push, as the issue sets them: large apps, not large binaries.
@@ -26,6 +27,8 @@ MAX_PUSH_BYTES = 50 * 1024 * 1024
 MAX_TREE_FILES = 5_000
 MAX_FILE_BYTES = 1_000_000
 MAX_MESSAGE_CHARS = 2_000
+# A pushed app with at most this much code is checked within its push (is_quick_to_check).
+CHECKED_WITHIN_PUSH_BYTES = 256 * 1024
 REPOSITORY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 SUBMODULE = 0o160000
 
@@ -187,6 +190,16 @@ def check_pinned_version(version: RepositoryVersion) -> list[str]:
     if not check.is_transient:
         record_verdict(version, is_runnable=check.runs)
     return [str(problem) for problem in check.problems]
+
+
+def is_quick_to_check(version: RepositoryVersion) -> bool:
+    """Whether the runnability check of `version` fits within its push: code of at most
+    CHECKED_WITHIN_PUSH_BYTES (a snippet-sized app) compiles in well under 0.1 s, and the
+    pusher reads its verdict in git's output; a larger app is checked once the push is
+    answered (rooms/versionchecks.py)."""
+    code = version_app_files(version)
+    size = sum(len(text) for path, text in code.items() if path.endswith(CODE_SUFFIXES))
+    return size <= CHECKED_WITHIN_PUSH_BYTES
 
 
 def check_pinned_rules(version: RepositoryVersion) -> list[str]:

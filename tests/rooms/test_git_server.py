@@ -6,7 +6,7 @@ import pytest
 
 from rooms.models import GitObject, GitRef, Repository, RepositoryVersion
 from rooms.repositories import create_repository
-from tests.rooms.gitclient import clone_url, git, wait_for_verdict, write_files
+from tests.rooms.gitclient import clone_url, git, write_files
 
 
 @pytest.fixture
@@ -45,12 +45,11 @@ def test_clone_an_empty_repository_commit_push_fetch_and_push_again(
     version = RepositoryVersion.objects.get(repository=repository, commit_hash=first)
     assert (version.ref, version.message) == ("main", "Standup timer\n\nFirst version.")
     assert version.author == "Agent Smith <agent@example.com>"
-    assert version.files == files
+    assert version.files == files and version.is_runnable  # checked within the push
     assert (
-        f"remote: version {version.pk} of main ({version.short_hash}): pinned; checking now "
-        "whether it runs in the Room" in push.stderr
+        f"remote: version {version.pk} of main ({version.short_hash}): runs in the Room; "
+        "propose it with propose_room_repo_app" in push.stderr
     )
-    assert wait_for_verdict(version) is True
 
     other = tmp_path / "other"
     git(tmp_path, "clone", setup.url(setup.read_token), "other", home=setup.home)

@@ -1,10 +1,11 @@
-"""A push is answered before its versions are checked (rooms/versionchecks.py): the check runs
-after it and stores each verdict; until then nothing reports a verdict nobody found."""
+"""A push of a large app is answered before its versions are checked (rooms/versionchecks.py):
+the check runs after it and stores each verdict; until then nothing reports a verdict nobody
+found. A snippet-sized app is checked within its push, and git prints the verdict."""
 
 import pytest
 
 from osfoundry.errors import Invalid
-from rooms import runchecks
+from rooms import repositories, runchecks
 from rooms.models import Repository, RepositoryVersion
 from rooms.repositories import Snapshot, list_room_repositories, pin_version
 from rooms.runnable import Problem, RunCheck
@@ -34,20 +35,27 @@ def propose(room, agent, version):
     )
 
 
-def test_a_push_is_answered_first_and_its_versions_get_their_verdicts_after(
-    asgi_server, project, agent, token_factory, tmp_path, files
-):
+def push_twice(server, project, agent, token, tmp_path, files) -> list[str]:
+    """Push an app that runs, then one that cannot: git's output of each."""
     project.members.add(agent)
     home, work = tmp_path / "home", tmp_path / "work"
     work.mkdir()
     git(work, "init", "-q", "-b", "main", home=home)
-    url = clone_url(asgi_server.url, project.name, "timer", token_factory(agent))
+    url = clone_url(server.url, project.name, "timer", token)
     pushes = []
     for message, app in (("runs", files), ("needs lodash", files | {"src/App.tsx": LODASH})):
         write_files(work, app)
         git(work, "add", "-A", home=home)
         git(work, "commit", "-q", "-m", message, home=home)
         pushes.append(git(work, "push", url, "main", home=home).stderr)
+    return pushes
+
+
+def test_a_large_app_is_answered_first_and_its_versions_get_their_verdicts_after(
+    asgi_server, project, agent, token_factory, tmp_path, files, monkeypatch
+):
+    monkeypatch.setattr(repositories, "CHECKED_WITHIN_PUSH_BYTES", 10)  # both apps are larger
+    pushes = push_twice(asgi_server, project, agent, token_factory(agent), tmp_path, files)
     good, bad = RepositoryVersion.objects.order_by("imported_at")
     for push, version in zip(pushes, (good, bad), strict=True):
         assert (
@@ -58,6 +66,24 @@ def test_a_push_is_answered_first_and_its_versions_get_their_verdicts_after(
         assert "runs in the Room;" not in push and "cannot run" not in push
     assert wait_for_verdict(good) is True
     assert wait_for_verdict(bad) is False
+
+
+def test_a_snippet_sized_app_gets_its_verdict_in_the_push(
+    asgi_server, project, agent, token_factory, tmp_path, files
+):
+    pushes = push_twice(asgi_server, project, agent, token_factory(agent), tmp_path, files)
+    good, bad = RepositoryVersion.objects.order_by("imported_at")
+    assert (good.is_runnable, bad.is_runnable) == (True, False)  # stored before the answers
+    assert (
+        f"remote: version {good.pk} of main ({good.short_hash}): runs in the Room; propose it "
+        "with propose_room_repo_app"
+    ) in pushes[0]
+    assert (
+        f"remote: version {bad.pk} of main ({bad.short_hash}): cannot run in the Room:"
+        in (pushes[1])
+    )
+    assert f"remote:   {NOT_AVAILABLE}" in pushes[1]
+    assert "checking now" not in pushes[0] + pushes[1]
 
 
 def test_a_push_breaking_a_character_rule_is_told_so_at_once(
