@@ -26,6 +26,7 @@ from dulwich.protocol import SIDE_BAND_CHANNEL_PROGRESS
 from dulwich.server import Backend, ReceivePackHandler, UploadPackHandler
 from dulwich.web import GunzipFilter, HTTPGitApplication
 
+from osfoundry import ratelimit
 from osfoundry.auth import Principal, authenticate_bearer
 from osfoundry.errors import DomainError, Invalid
 
@@ -72,6 +73,13 @@ def serve(environ, start_response, pinned: list) -> Iterator[bytes]:
     query = environ.get("QUERY_STRING", "")
     push = match["service"] == "/git-receive-pack" or "service=git-receive-pack" in query
     principal = authenticate_bearer(basic_password(environ.get("HTTP_AUTHORIZATION", "")))
+    # The caller's one budget, shared with REST and MCP (osfoundry.ratelimit): by token, or by
+    # address without a valid one (guessing tokens costs budget too).
+    address = environ.get("REMOTE_ADDR") or "unknown"
+    quota = ratelimit.take_sync(principal.token_key if principal else f"ip:{address}")
+    if quota.exceeded:
+        yield plain(start_response, "429 Too Many Requests", quota.message, quota.header_items())
+        return
     if principal is None:
         yield plain(
             start_response,

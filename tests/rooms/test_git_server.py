@@ -92,6 +92,42 @@ def test_a_bad_token_gets_401_with_the_basic_challenge(setup, tmp_path):
     assert result.returncode != 0 and "Authentication failed" in result.stderr
 
 
+def test_git_requests_draw_from_the_callers_one_rate_budget(setup, tmp_path, settings, project):
+    import httpx
+
+    settings.RATE_LIMIT = 3
+    settings.RATE_WINDOW = 3600  # fixed on the clock: rarely turns during the test
+    info_refs = setup.server.url + "/git/Demo/timer.git/info/refs?service=git-upload-pack"
+    create_repository(project=project, name="timer", created_by=None)
+    # One REST call and two git requests use the token's budget of 3.
+    rest = httpx.get(
+        setup.server.url + "/api/v1/rooms", headers={"Authorization": f"Bearer {setup.write_token}"}
+    )
+    assert rest.headers["x-ratelimit-remaining"] == "2"
+    for _ in range(2):
+        assert httpx.get(info_refs, auth=("agent", setup.write_token)).status_code == 200
+    refused = httpx.get(info_refs, auth=("agent", setup.write_token))
+    assert refused.status_code == 429
+    assert refused.text.startswith("Rate limit of 3 calls per 3600 s reached; retry after")
+    assert int(refused.headers["retry-after"]) >= 1
+    result = git(tmp_path, "clone", setup.url(setup.write_token), "x", home=setup.home, check=False)
+    assert result.returncode != 0 and "429" in result.stderr
+
+
+def test_guessing_tokens_over_git_is_charged_to_the_address(setup, settings):
+    import httpx
+
+    settings.RATE_LIMIT = 3
+    settings.RATE_WINDOW = 3600
+    info_refs = setup.server.url + "/git/Demo/timer.git/info/refs?service=git-upload-pack"
+    for _ in range(3):
+        assert httpx.get(info_refs, auth=("agent", "osf_wrong")).status_code == 401
+    refused = httpx.get(info_refs, auth=("agent", "osf_wrong"))  # refused before any check
+    assert refused.status_code == 429 and "www-authenticate" not in refused.headers
+    # A valid token has its own budget.
+    assert httpx.get(info_refs, auth=("agent", setup.write_token)).status_code == 404
+
+
 def test_a_read_token_cannot_push(setup, tmp_path, files):
     work = tmp_path / "work"
     work.mkdir()
