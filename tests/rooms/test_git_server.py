@@ -4,6 +4,7 @@ import threading
 
 import pytest
 
+from rooms import gitserver
 from rooms.models import GitObject, GitRef, Repository, RepositoryVersion
 from rooms.repositories import create_repository
 from tests.rooms.gitclient import clone_url, git, write_files
@@ -168,7 +169,7 @@ def test_a_file_over_the_limit_is_refused_and_nothing_is_stored(setup, tmp_path,
     assert not GitRef.objects.filter(name="refs/heads/main").exists()
 
 
-def test_of_two_racing_pushes_to_one_branch_one_is_rejected(setup, tmp_path, files):
+def test_of_two_racing_pushes_to_one_branch_one_is_rejected(setup, tmp_path, files, monkeypatch):
     base = tmp_path / "base"
     base.mkdir()
     git(base, "init", "-q", "-b", "main", home=setup.home)
@@ -182,6 +183,17 @@ def test_of_two_racing_pushes_to_one_branch_one_is_rejected(setup, tmp_path, fil
         (work / "src" / f"{name}.ts").write_text(f"export const {name} = 1;\n")
         heads[name] = commit_all(work, setup.home, name)
 
+    # Both pushes meet in the server, each about to move main from the same old commit: the
+    # race is decided by the database's conditional update, every run.
+    meet = threading.Barrier(2, timeout=20)
+    update = gitserver.PushHandler._update
+
+    def update_together(handler, ref, old, new):
+        meet.wait()
+        return update(handler, ref, old, new)
+
+    monkeypatch.setattr(gitserver.PushHandler, "_update", update_together)
+
     def push(name):
         results[name] = git(tmp_path / name, "push", "origin", "main", home=setup.home, check=False)
 
@@ -190,13 +202,12 @@ def test_of_two_racing_pushes_to_one_branch_one_is_rejected(setup, tmp_path, fil
         thread.start()
     for thread in threads:
         thread.join()
-    winners = [name for name in heads if results[name].returncode == 0]
-    final = GitRef.objects.get(name="refs/heads/main").value
-    # Either both went through one after the other (the second as a fast-forward is then
-    # refused by git itself as non-fast-forward), or one lost the race on the server: never
-    # two successes with one commit lost.
-    assert len(winners) == 1
-    assert final == heads[winners[0]]
+    (winner,) = [name for name in heads if results[name].returncode == 0]
+    (loser,) = [name for name in heads if name != winner]
+    assert GitRef.objects.get(name="refs/heads/main").value == heads[winner]
+    rejected = results[loser].stderr
+    assert "remote: error: refs/heads/main: refs/heads/main was moved by another push" in rejected
+    assert "[remote rejected] main -> main (failed to write)" in rejected
 
 
 @pytest.mark.parametrize(
