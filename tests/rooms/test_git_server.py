@@ -1,5 +1,6 @@
 """The git server with Debian's real `git` client against a live server (rooms/gitserver.py)."""
 
+import os
 import threading
 
 import pytest
@@ -228,6 +229,22 @@ def test_a_push_over_a_limit_is_refused_with_its_line(
     commit_all(work, setup.home, "over")
     result = git(work, "push", setup.url(setup.write_token), "main", home=setup.home, check=False)
     assert result.returncode != 0 and expected in result.stderr
+    assert not GitObject.objects.exists() and not RepositoryVersion.objects.exists()
+    assert not Repository.objects.exists()
+
+
+def test_a_real_push_over_50_mb_is_refused_and_nothing_is_stored(setup, tmp_path, files):
+    # 54 files of 1 MB that do not compress: a pack of about 54 MB, over the real limit (50 MiB).
+    work = tmp_path / "work"
+    (work / "data").mkdir(parents=True)
+    git(work, "init", "-q", "-b", "main", home=setup.home)
+    write_files(work, files)
+    for n in range(54):
+        (work / "data" / f"noise-{n:02}.bin").write_bytes(os.urandom(1_000_000))
+    commit_all(work, setup.home, "too large")
+    result = git(work, "push", setup.url(setup.write_token), "main", home=setup.home, check=False)
+    assert result.returncode != 0
+    assert "remote: error: push larger than 50 MB (52428800 bytes)" in result.stderr
     assert not GitObject.objects.exists() and not RepositoryVersion.objects.exists()
     assert not Repository.objects.exists()
 
