@@ -211,6 +211,45 @@ def test_of_two_racing_pushes_to_one_branch_one_is_rejected(setup, tmp_path, fil
     assert "[remote rejected] main -> main (failed to write)" in rejected
 
 
+def test_two_first_pushes_to_a_new_name_make_one_repository(setup, tmp_path, files, monkeypatch):
+    heads, results = {}, {}
+    for name in ("a", "b"):
+        work = tmp_path / name
+        work.mkdir()
+        git(work, "init", "-q", "-b", "main", home=setup.home)
+        write_files(work, files | {f"src/{name}.ts": f"export const {name} = 1;\n"})
+        heads[name] = commit_all(work, setup.home, name)
+    # Both pushes are about to store the repository the name does not have yet.
+    meet = threading.Barrier(2, timeout=20)
+    store = gitserver.SingleRepositoryBackend.store_repository
+
+    def store_together(backend):
+        meet.wait()
+        store(backend)
+
+    monkeypatch.setattr(gitserver.SingleRepositoryBackend, "store_repository", store_together)
+
+    def push(name):
+        url = setup.url(setup.write_token, name="fresh")
+        results[name] = git(tmp_path / name, "push", url, "main", home=setup.home, check=False)
+
+    threads = [threading.Thread(target=push, args=(name,)) for name in heads]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    (repository,) = Repository.objects.filter(name="fresh")
+    (winner,) = [name for name in heads if results[name].returncode == 0]
+    (loser,) = [name for name in heads if name != winner]
+    assert GitRef.objects.get(repository=repository, name="refs/heads/main").value == heads[winner]
+    assert "refs/heads/main was created by another push" in results[loser].stderr
+    clone = git(tmp_path, "clone", setup.url(setup.read_token, name="fresh"), "c", home=setup.home)
+    assert clone.returncode == 0
+    assert (
+        git(tmp_path / "c", "rev-parse", "HEAD", home=setup.home).stdout.strip() == (heads[winner])
+    )
+
+
 @pytest.mark.parametrize(
     ("limit", "value", "expected"),
     [
