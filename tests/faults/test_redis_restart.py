@@ -47,7 +47,10 @@ def test_a_redis_outage_loses_nothing_and_wake_ups_cross_workers_again_after_it(
     assert propose(client, deployment.url, data, "before-1").status_code == 201
     answers: list = []
     waiter = parked_on(waiting_on, bob["token"], 0, answers)
-    until(lambda: subscribers(redis_server.url, channel) == 1, "the waiting worker to subscribe")
+    # Every worker subscribes as it starts (osfoundry.asgi's lifespan): it trusts what it
+    # remembers (osfoundry.trust) only while it hears the others.
+    workers = len(deployment.workers)
+    until(lambda: subscribers(redis_server.url, channel) == workers, "the workers to subscribe")
 
     redis_server.stop()
     outage_ends = time.monotonic() + OUTAGE_S
@@ -67,7 +70,9 @@ def test_a_redis_outage_loses_nothing_and_wake_ups_cross_workers_again_after_it(
         time.sleep(1)  # paces the agent: a proposal a second
     redis_server.start()
 
-    until(lambda: subscribers(redis_server.url, channel) == 1, "the worker to subscribe again")
+    until(
+        lambda: subscribers(redis_server.url, channel) == workers, "the workers to subscribe again"
+    )
     answers.clear()
     waiter = parked_on(waiting_on, bob["token"], during.json()["next_after_sequence"], answers)
     after_at = time.monotonic()
