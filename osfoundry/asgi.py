@@ -6,6 +6,7 @@ would hold a thread per in-flight request.
 """
 
 import gc
+import inspect
 import os
 
 from django.core.asgi import get_asgi_application
@@ -15,7 +16,7 @@ django_asgi = get_asgi_application()
 
 from a2wsgi import WSGIMiddleware  # noqa: E402
 from channels.auth import AuthMiddlewareStack  # noqa: E402
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.routing import URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from agents import longpoll  # noqa: E402
@@ -100,12 +101,19 @@ async def lifespan(scope, receive, send):
 gc.freeze()
 gc.set_threshold(10_000, 10, 100)
 
-application = ProtocolTypeRouter(
-    {
-        "http": http,
-        "lifespan": lifespan,
-        "websocket": WebsocketGuard(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns + messages_websockets))
-        ),
-    }
+websocket = WebsocketGuard(
+    AuthMiddlewareStack(URLRouter(websocket_urlpatterns + messages_websockets))
 )
+
+
+@inspect.markcoroutinefunction  # what servers look for in an ASGI 3 application
+def application(scope, receive, send):
+    # Channels' ProtocolTypeRouter, without its frame around every HTTP request.
+    kind = scope["type"]
+    if kind == "http":
+        return http(scope, receive, send)
+    if kind == "websocket":
+        return websocket(scope, receive, send)
+    if kind == "lifespan":
+        return lifespan(scope, receive, send)
+    raise ValueError(f"No application for scope type {kind!r}")

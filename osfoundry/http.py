@@ -12,12 +12,12 @@ import json
 import re
 from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from django.utils.http import parse_header_parameters
 
 from .auth import InsufficientScope, bearer_from_header
 from .errors import DomainError
+from .hot_settings import hot
 
 WEB_SCHEMES = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
 # Request headers, names and values together. Browsers send a few KB (big cookies included;
@@ -33,9 +33,10 @@ class Request:
 
     def __init__(self, scope):
         self.scope = scope
-        self.headers: dict[str, str] = {}
-        for raw_name, raw_value in scope.get("headers", []):
-            self.headers[raw_name.decode("latin-1").lower()] = raw_value.decode("latin-1")
+        self.headers: dict[str, str] = {
+            name.decode("latin-1").lower(): value.decode("latin-1")
+            for name, value in scope.get("headers", ())
+        }
 
     @property
     def host(self) -> str:
@@ -44,7 +45,7 @@ class Request:
     @property
     def scheme(self) -> str:
         """http or https, also for a websocket (ws, wss): what its page's Origin would say."""
-        if settings.BEHIND_TLS_PROXY:
+        if hot.BEHIND_TLS_PROXY:
             forwarded = self.headers.get("x-forwarded-proto", "").split(",")[0].strip()
             if forwarded in WEB_SCHEMES:
                 return WEB_SCHEMES[forwarded]
@@ -53,7 +54,7 @@ class Request:
     @property
     def origin(self) -> str:
         """This service's public origin: PUBLIC_ORIGIN, else what the request was sent to."""
-        return settings.PUBLIC_ORIGIN or f"{self.scheme}://{self.host}"
+        return hot.PUBLIC_ORIGIN or f"{self.scheme}://{self.host}"
 
     @property
     def client_key(self) -> str:
@@ -61,15 +62,15 @@ class Request:
         return f"ip:{client[0]}"
 
 
-def allowed_hosts() -> list[str]:
-    hosts = list(settings.ALLOWED_HOSTS)
-    if settings.DEBUG and not hosts:
-        hosts = [".localhost", "127.0.0.1", "[::1]"]
+def allowed_hosts() -> tuple[str, ...]:
+    hosts = hot.ALLOWED_HOSTS
+    if hot.DEBUG and not hosts:
+        hosts = (".localhost", "127.0.0.1", "[::1]")
     return hosts
 
 
 def is_allowed_host(host: str) -> bool:
-    return _is_allowed_host(host, tuple(allowed_hosts()))
+    return _is_allowed_host(host, allowed_hosts())
 
 
 @functools.lru_cache(maxsize=256)
@@ -107,7 +108,7 @@ def is_own_origin(request: Request, origin: str) -> bool:
     parsed = parse_origin(origin)
     if parsed is None:
         return False
-    if settings.PUBLIC_ORIGIN and parsed == parse_origin(settings.PUBLIC_ORIGIN):
+    if hot.PUBLIC_ORIGIN and parsed == parse_origin(hot.PUBLIC_ORIGIN):
         return True
     return parsed == parse_origin(f"{request.scheme}://{request.host}")
 
@@ -261,8 +262,12 @@ def has_lone_surrogate(value) -> bool:
     return False
 
 
+# One encoder for every answer: json.dumps() with options builds a new one per call.
+_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def dumps(data) -> bytes:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+    return _encoder.encode(data).encode()
 
 
 async def send_json(

@@ -19,17 +19,17 @@ import math
 import threading
 import time
 import weakref
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from django.conf import settings
 
 from .errors import DomainError
+from .hot_settings import hot
 
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Quota:
+class Quota(NamedTuple):  # a tuple: made on every call, and cheaper to make than a dataclass
     limit: int
     remaining: int
     reset_in: int  # seconds until the window turns over
@@ -55,7 +55,14 @@ class Quota:
 
     def headers(self) -> list[tuple[bytes, bytes]]:
         """The headers as an ASGI response lists them."""
-        return [(name.encode(), value.encode()) for name, value in self.header_items()]
+        out = [
+            (b"x-ratelimit-limit", b"%d" % self.limit),
+            (b"x-ratelimit-remaining", b"%d" % self.remaining),
+            (b"x-ratelimit-reset", b"%d" % self.reset_in),
+        ]
+        if self.exceeded:
+            out.append((b"retry-after", b"%d" % self.reset_in))
+        return out
 
 
 class RateLimited(DomainError):
@@ -71,7 +78,7 @@ class RateLimited(DomainError):
 
 def limit_header() -> tuple[bytes, bytes]:
     """x-ratelimit-limit for answers given before a budget was charged (405, a foreign Host)."""
-    return (b"x-ratelimit-limit", str(settings.RATE_LIMIT).encode())
+    return (b"x-ratelimit-limit", b"%d" % hot.RATE_LIMIT)
 
 
 class LocalCounter:
@@ -131,41 +138,40 @@ def sync_redis_client():
     return client
 
 
-@dataclass(frozen=True)
-class Window:
+class Window(NamedTuple):
     """The fixed window a call made now falls in."""
 
     limit: int
     length: int
-    index: int
+    number: int  # windows since the epoch
     now: float
 
     @classmethod
     def current(cls) -> "Window":
-        length = settings.RATE_WINDOW
+        length = hot.RATE_WINDOW
         now = time.time()
-        return cls(settings.RATE_LIMIT, length, int(now // length), now)
+        return cls(hot.RATE_LIMIT, length, int(now // length), now)
 
     def redis_key(self, key: str) -> str:
         prefix = getattr(settings, "REDIS_PREFIX", "osfoundry")
-        return f"{prefix}:rate:{key}:{self.index}"
+        return f"{prefix}:rate:{key}:{self.number}"
 
     def quota(self, used: int) -> Quota:
-        reset_in = max(1, math.ceil((self.index + 1) * self.length - self.now))
-        return Quota(
-            limit=self.limit,
-            remaining=max(0, self.limit - used),
-            reset_in=reset_in,
-            exceeded=used > self.limit,
-            window=self.length,
-        )
+        return quota_in(self.limit, self.length, self.number, self.now, used)
+
+
+def quota_in(limit: int, length: int, number: int, now: float, used: int) -> Quota:
+    """The quota after `used` calls in window `number` (of `length` s), at `now`."""
+    reset_in = max(1, math.ceil((number + 1) * length - now))
+    # Positional: this runs on every call of every interface.
+    return Quota(limit, max(0, limit - used), reset_in, used > limit, length)
 
 
 async def take(key: str) -> Quota:
     """Count one call against `key`'s budget (async routes)."""
+    if not hot.REDIS_URL:
+        return take_local(key)
     window = Window.current()
-    if not settings.REDIS_URL:
-        return window.quota(local.incr(key, window.index))
     redis_key = window.redis_key(key)
     try:
         pipe = redis_client().pipeline(transaction=True)
@@ -176,15 +182,23 @@ async def take(key: str) -> Quota:
     except Exception:
         # Redis down: keep serving with this process's own count rather than fail every call.
         logger.warning("rate limit: Redis unavailable, counting in process", exc_info=False)
-        used = local.incr(key, window.index)
+        used = local.incr(key, window.number)
     return window.quota(used)
+
+
+def take_local(key: str) -> Quota:
+    """Window.current().quota() counted in this process, without the Window: every call of
+    the lean routes comes here when there is no Redis."""
+    length, now = hot.RATE_WINDOW, time.time()
+    number = int(now // length)
+    return quota_in(hot.RATE_LIMIT, length, number, now, local.incr(key, number))
 
 
 def take_sync(key: str) -> Quota:
     """Count one call against `key`'s budget (Django's request threads)."""
+    if not hot.REDIS_URL:
+        return take_local(key)
     window = Window.current()
-    if not settings.REDIS_URL:
-        return window.quota(local.incr(key, window.index))
     redis_key = window.redis_key(key)
     try:
         pipe = sync_redis_client().pipeline(transaction=True)
@@ -194,5 +208,5 @@ def take_sync(key: str) -> Quota:
         used = int(value)
     except Exception:
         logger.warning("rate limit: Redis unavailable, counting in process", exc_info=False)
-        used = local.incr(key, window.index)
+        used = local.incr(key, window.number)
     return window.quota(used)

@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import cast
 
-from django.conf import settings
 from pydantic import ValidationError
 
 from osfoundry import ratelimit
@@ -31,6 +30,7 @@ from osfoundry.auth import (
 from osfoundry.dbthreads import run_sync
 from osfoundry.disconnect import DisconnectWatcher
 from osfoundry.errors import DomainError, describe_validation_error
+from osfoundry.hot_settings import hot
 from osfoundry.http import (
     BodyTooLarge,
     ClientGone,
@@ -225,7 +225,8 @@ class MCPApp:
         key = (start, self.page_size)
         if (page := self.encoded_pages.get(key)) is None:
             page = self.encoded_pages[key] = dumps(self.tools_page(start))
-        return b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (dumps(request_id), page)
+        encoded_id = b"%d" % request_id if isinstance(request_id, int) else dumps(request_id)
+        return b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (encoded_id, page)
 
     async def call_tool(
         self, request: Request, request_id, params: dict, watcher, principal: Principal | None
@@ -365,7 +366,7 @@ async def charge(key: str) -> list:
 
 async def read_request_body(receive) -> bytes:
     # The same cap as Django's (DATA_UPLOAD_MAX_MEMORY_SIZE): beyond it the request is refused.
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    limit = hot.DATA_UPLOAD_MAX_MEMORY_SIZE
     try:
         return await read_body(receive, limit=limit)
     except ClientGone:
