@@ -53,7 +53,7 @@ def test_agent_pushes_proposes_owner_reviews_approves_and_the_app_runs(
     git(work, "commit", "-q", "-m", "Hello app\n\nA greeting.", home=home)
     url = clone_url(uvicorn_server, room.project.name, "hello", agent_token)
     pushed = git(work, "push", url, "main", home=home)
-    assert "checking now whether it runs in the Room" in pushed.stderr
+    assert "runs in the Room; propose it with propose_room_repo_app" in pushed.stderr
 
     (repository,) = mcp(
         uvicorn_server, agent_token, "list_room_repositories", {"room_id": str(room.pk)}
