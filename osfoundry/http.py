@@ -276,7 +276,7 @@ async def send_json(
     """The whole response in two sends: status and headers, then the JSON body (none for
     data=None, e.g. 202; `data` already encoded as bytes is sent as it is)."""
     body = b"" if data is None else data if isinstance(data, bytes) else dumps(data)
-    out = [(b"content-length", str(len(body)).encode())]
+    out = [(b"content-length", b"%d" % len(body))]
     if data is not None:
         out.append((b"content-type", b"application/json"))
     out.extend(headers or [])

@@ -380,8 +380,10 @@ async def read_request_body(receive) -> bytes:
 
 
 async def respond(send, status: int, answer: dict | bytes | None, headers: list) -> None:
-    if not any(name == b"x-ratelimit-limit" for name, _ in headers):
-        # Answers given before a budget was charged (405, 403...) still announce the limit.
+    # Answers given before a budget was charged (405, 403...) still announce the limit. A
+    # charged call's headers start with it (Quota.headers).
+    charged = headers and headers[0][0] == b"x-ratelimit-limit"
+    if not charged and not any(name == b"x-ratelimit-limit" for name, _ in headers):
         headers = [*headers, ratelimit.limit_header()]
     await send_json(send, status, answer, headers)
 
