@@ -5,10 +5,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 WORKERS ?= 1
-# Lines and branches of the apps the suite must run (make test fails below). Issue 17 asks for
-# 95; this stop measured 95.0 (SQLite) and 94.9 (PostgreSQL): held at 94.5 until the new
-# features' remaining branches are tested.
-COVERAGE_FLOOR ?= 94.5
+# Lines and branches of the apps the suite must run, together (make test fails below).
+COVERAGE_FLOOR ?= 95
+# Branches alone, per package (tools/coverage/branch_floor.py). Issue 17 asks for 95; measured
+# 89-91 on 2026-12-01: held below that so that no package loses branches meanwhile.
+BRANCH_FLOOR ?= 88
 
 .PHONY: run test lint fmt mutants check-python venv install install-dev browser proxy serve
 
@@ -78,3 +79,5 @@ test: install-dev browser proxy
 	STATIC_MANIFEST=0 $(BIN)/coverage run -m pytest $(PYTEST_ARGS)
 	$(BIN)/coverage combine -q
 	$(BIN)/coverage report --fail-under=$(COVERAGE_FLOOR)
+	mkdir -p var && $(BIN)/coverage json -q -o var/coverage.json
+	$(BIN)/python tools/coverage/branch_floor.py var/coverage.json $(BRANCH_FLOOR) osfoundry rooms agents
