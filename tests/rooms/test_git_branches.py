@@ -80,3 +80,22 @@ def test_a_header_without_a_usable_password_gets_the_basic_challenge(
     assert response.status_code == 401
     assert response.headers["www-authenticate"] == 'Basic realm="osFoundry"'
     assert response.text.startswith("Authentication required")
+
+
+def test_a_room_owner_outside_the_project_fetches_but_cannot_push(
+    asgi_server, project, room, owner, token_factory, tmp_path, files
+):
+    # `owner` owns a Room of the project (they review its versions) but is not a member.
+    assert not project.members.filter(pk=owner.pk).exists()
+    Repository.objects.create(project=project, name="timer")
+    home, work = tmp_path / "home", tmp_path / "work"
+    url = clone_url(asgi_server.url, project.name, "timer", token_factory(owner))
+    cloned = git(tmp_path, "clone", url, "work", home=home)
+    assert "empty repository" in cloned.stderr
+    write_files(work, files)
+    git(work, "add", "-A", home=home)
+    git(work, "commit", "-q", "-m", "owner", home=home)
+    refused = git(work, "push", url, "HEAD:main", home=home, check=False)
+    assert refused.returncode != 0
+    assert f"Repository {project.name}/timer not found" in refused.stderr
+    assert not GitRef.objects.filter(name="refs/heads/main").exists()
