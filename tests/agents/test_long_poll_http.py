@@ -163,6 +163,18 @@ def test_bad_query_parameters_are_named(asgi_server, pair, query, message):
     assert response.json()["error"]["message"].startswith(message)
 
 
+def test_a_parameter_given_twice_is_named(asgi_server, pair):
+    _alice, _bob, token = pair
+    response = httpx.get(
+        asgi_server.url + PATH,
+        params=[("limit", "1"), ("limit", "2")],
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert (error["field"], error["message"]) == ("limit", "limit: given twice; pass it once")
+
+
 def test_a_client_that_leaves_while_parked_leaves_nothing_behind(asgi_server, pair):
     alice, bob, token = pair
     sock = open_wait(asgi_server, token)
