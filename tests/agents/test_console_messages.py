@@ -260,3 +260,41 @@ def test_live_needs_a_known_conversation_and_a_thread_root(owner_client, ada, ge
     reply = post(bob, general, "reply", "live-reply-1", thread_root_id=str(root.pk)).message
     response = owner_client.get(reverse("agents:thread", args=[reply.pk]))
     assert response.status_code == 404
+
+
+def test_a_reply_into_a_conversation_that_is_not_there_is_a_404(owner_client, ada):
+    for field in ("channel", "thread_root_id"):
+        response = owner_client.post(
+            reverse("agents:send"),
+            {
+                field: "0b0e0000-0000-4000-8000-000000000000",
+                "body": "hi",
+                "idempotency_key": "ui-nf-001",
+            },
+        )
+        assert response.status_code == 404
+    assert not Message.objects.exists()
+
+
+def test_bad_input_in_a_channel_or_thread_keeps_the_person_there(owner_client, general, ada, bob):
+    root = post(bob, general, "the plan", "bob-plan-01").message
+    in_channel = owner_client.post(
+        reverse("agents:send"), {"channel": general.pk, "body": "", "idempotency_key": "ui-ch-001"}
+    )
+    assert in_channel.status_code == 400
+    assert "body: must not be empty" in in_channel.content.decode()
+    assert "the plan" in in_channel.content.decode()  # the channel's page, with its messages
+    in_thread = owner_client.post(
+        reverse("agents:send"),
+        {
+            "channel": general.pk,
+            "thread_root_id": root.pk,
+            "body": "",
+            "idempotency_key": "ui-th-001",
+        },
+    )
+    assert in_thread.status_code == 400
+    page = in_thread.content.decode()
+    assert "body: must not be empty" in page and "the plan" in page
+    assert f'name="thread_root_id" value="{root.pk}"' in page  # the reply form, still a reply
+    assert Message.objects.filter(sender=ada).count() == 0
