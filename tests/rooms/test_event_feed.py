@@ -263,3 +263,16 @@ def test_a_session_from_another_port_is_refused_by_a_real_server(asgi_server, ro
     own = {"Cookie": cookie, "Origin": f"http://127.0.0.1:{asgi_server.port}"}
     with websocket_connect(url, additional_headers=own, open_timeout=10) as socket:
         assert socket.response.status_code == 101
+
+
+async def test_an_after_sequence_that_is_not_a_number_resumes_from_the_start(
+    room, owner, agent, files
+):
+    for index in range(2):
+        await propose(room, agent, files, f"feed-key-n{index}", name=f"App {index}")
+    headers = await database_sync_to_async(session_headers)(owner)
+    path = f"/ws/rooms/{room.pk}/events/?after_sequence=latest"
+    communicator = WebsocketCommunicator(application, path, headers=headers)
+    assert (await communicator.connect())[0]
+    assert [e["sequence"] for e in await receive_all(communicator, 2)] == [1, 2]
+    await communicator.disconnect()

@@ -141,3 +141,18 @@ async def test_an_open_feed_follows_rooms_the_person_gains_and_resumes_them_from
     assert await owners.receive_nothing(timeout=0.3)
     await owners.disconnect()
     await members.disconnect()
+
+
+@pytest.mark.parametrize("frame", ["not json", '{"room_id": 7, "after_sequence": 0}'])
+async def test_a_frame_the_person_feed_cannot_read_gets_an_error_and_the_feed_stays(
+    room, owner, agent, files, frame
+):
+    communicator = await person_feed(owner)
+    await greeting(communicator)
+    await communicator.send_to(text_data=frame)
+    error = (await communicator.receive_json_from(timeout=5))["error"]
+    assert error["code"] == "invalid_frame"
+    await propose(room, agent, files, "person-feed-after-error")
+    event = await communicator.receive_json_from(timeout=5)  # the feed goes on
+    assert (event["type"], event["sequence"]) == ("proposal.created", 1)
+    await communicator.disconnect()
