@@ -33,8 +33,9 @@ class Request:
 
     def __init__(self, scope):
         self.scope = scope
+        # ASGI servers give header names lowercased (the spec requires it).
         self.headers: dict[str, str] = {
-            name.decode("latin-1").lower(): value.decode("latin-1")
+            name.decode("latin-1"): value.decode("latin-1")
             for name, value in scope.get("headers", ())
         }
 
