@@ -42,6 +42,7 @@ def test_files_are_added_removed_modified_or_unchanged_in_tree_order():
     assert [r.kind for r in files["src/gone.ts"].hunks[0].rows] == ["del"]
     assert [r.kind for r in files["src/new.ts"].hunks[0].rows] == ["add"]
     assert files["same.css"].html is None and not files["same.css"].hunks  # fetched when opened
+    assert files["same.css"].anchor.startswith("d-") and not files["same.css"].is_binary
 
 
 def test_rows_carry_the_old_and_the_new_line_number():
@@ -168,6 +169,10 @@ def test_a_pair_of_hashes_is_diffed_once(monkeypatch):
     assert len(calls) == 1
     diff({"a.ts": "b\n"}, {"a.ts": "a\n"}, old_hash="h2", new_hash="h1")
     assert len(calls) == 2
+    # Either hash of the pair differing is another diff.
+    diff({"a.ts": "c\n"}, {"a.ts": "b\n"}, old_hash="h3", new_hash="h2")
+    diff({"a.ts": "a\n"}, {"a.ts": "c\n"}, old_hash="h1", new_hash="h3")
+    assert len(calls) == 4
 
 
 def test_a_word_changed_at_the_end_of_a_plain_text_line_is_marked_to_the_end():
@@ -197,15 +202,18 @@ def test_an_empty_file_added_shows_as_added_without_lines():
 
 def test_unchanged_binary_and_large_files_say_why_they_are_not_shown():
     big = "y" * (highlight.LONG_LINE_CHARS + 1) + "\n"
-    files = {"logo.png": None, "big.txt": big, "a.ts": "a\n"}
+    files = {"logo.png": None, "data.bin": "a\x00b", "big.txt": big, "a.ts": "a\n"}
     result = diff(files, {**files, "a.ts": "b\n"})
     unchanged = by_path(result)
-    assert unchanged["logo.png"].is_binary and unchanged["big.txt"].is_plain
+    assert unchanged["logo.png"].is_binary and unchanged["data.bin"].is_binary
+    assert unchanged["big.txt"].is_plain
     page = render_to_string(
         "rooms/_diff.html",
         {"diff": result, "diff_title": "Changes", "file_url": "/file"},
     )
-    assert '<p class="file-note">binary file</p>' in page
+    assert page.count('<p class="file-note">binary file</p>') == 2
+    for path in ("logo.png", "big.txt"):
+        assert f'id="{unchanged[path].anchor}"' in page and unchanged[path].anchor.startswith("d-")
     assert '<p class="file-note">not shown: long line: 1,001 characters</p>' in page
     # Neither is fetched when opened: only a.ts's change and nothing to load.
     assert "data-load-url" not in page

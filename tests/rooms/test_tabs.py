@@ -53,6 +53,12 @@ def test_remove_and_restore_a_tab(room, owner, member, apps):
     assert names(room, member) == ["Board", "Poll", "Timer"]  # back at the end
     event = last_event(owner, room)
     assert (event["type"], event["position"], event["by"]) == ("app.restored", 3, "owner")
+    assert (event["instance_id"], event["name"], event["kind"]) == (
+        str(apps[0].pk),
+        "Timer",
+        "snippet",
+    )
+    assert (event["revision"], event["build_state"]) == (1, "ready")
     with pytest.raises(Conflict):
         call(restore_app, owner, apps[0])
 
