@@ -12,6 +12,19 @@ os.environ.setdefault("STATIC_MANIFEST", "0")
 os.environ.setdefault("PROPOSAL_EMAIL_POLL_SECONDS", "0")
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    # `make mutants` runs a test process per mutant, several at once in one folder: on SQLite
+    # they would create and drop the same test database file under each other, and every
+    # mutant would count as killed.
+    if os.environ.get("MUTANT_UNDER_TEST"):
+        from django.conf import settings
+
+        for database in settings.DATABASES.values():
+            if database["ENGINE"] == "django.db.backends.sqlite3" and database["TEST"].get("NAME"):
+                database["TEST"]["NAME"] = f"{database['TEST']['NAME']}.{os.getpid()}"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _close_kept_connections(django_db_setup, django_db_blocker):
     # Threads that outlive a test keep their database connections: the async routes' database

@@ -42,6 +42,7 @@ def test_files_are_added_removed_modified_or_unchanged_in_tree_order():
     assert [r.kind for r in files["src/gone.ts"].hunks[0].rows] == ["del"]
     assert [r.kind for r in files["src/new.ts"].hunks[0].rows] == ["add"]
     assert files["same.css"].html is None and not files["same.css"].hunks  # fetched when opened
+    assert files["same.css"].anchor.startswith("d-") and not files["same.css"].is_binary
 
 
 def test_rows_carry_the_old_and_the_new_line_number():
@@ -146,16 +147,76 @@ def test_split_rows_put_a_removed_line_beside_the_line_that_replaced_it():
     assert [(s.old, s.new.new_number) for s in second.split_rows][-1] == (None, 21)
 
 
+def test_split_rows_put_context_on_both_sides_and_nothing_beside_an_extra_removed_line():
+    new = OLD_APP.replace("const line5 = 5;\nconst line6 = 6;\n", "const line5 = 56;\n")
+    (hunk,) = by_path(diff({"a.ts": OLD_APP}, {"a.ts": new}))["a.ts"].hunks
+    assert [(r.kind, r.old_number, r.new_number) for r in hunk.rows][3:6] == [
+        ("del", 5, None),
+        ("del", 6, None),
+        ("add", None, 5),
+    ]
+    pairs = [(s.old and s.old.old_number, s.new and s.new.new_number) for s in hunk.split_rows]
+    assert pairs == [(2, 2), (3, 3), (4, 4), (5, 5), (6, None), (7, 6), (8, 7), (9, 8)]
+
+
 def test_a_pair_of_hashes_is_diffed_once(monkeypatch):
     calls = []
     real = diffs.compute_diff
     monkeypatch.setattr(diffs, "compute_diff", lambda *a, **k: calls.append(1) or real(*a, **k))
     first = diff({"a.ts": "a\n"}, {"a.ts": "b\n"}, old_hash="h1", new_hash="h2")
     second = diff({"a.ts": "a\n"}, {"a.ts": "b\n"}, old_hash="h1", new_hash="h2")
-    assert first == second
+    assert first == second and (first.old_hash, first.new_hash) == ("h1", "h2")
     assert len(calls) == 1
     diff({"a.ts": "b\n"}, {"a.ts": "a\n"}, old_hash="h2", new_hash="h1")
     assert len(calls) == 2
+    # Either hash of the pair differing is another diff.
+    diff({"a.ts": "c\n"}, {"a.ts": "b\n"}, old_hash="h3", new_hash="h2")
+    diff({"a.ts": "a\n"}, {"a.ts": "c\n"}, old_hash="h1", new_hash="h3")
+    assert len(calls) == 4
+
+
+def test_a_word_changed_at_the_end_of_a_plain_text_line_is_marked_to_the_end():
+    (hunk,) = by_path(diff({"a.txt": "hello world\n"}, {"a.txt": "hello there\n"}))["a.txt"].hunks
+    assert [r.html for r in hunk.rows] == [
+        'hello <mark class="diff-word">world</mark>',
+        'hello <mark class="diff-word">there</mark>',
+    ]
+
+
+def test_a_value_inserted_into_a_long_row_of_repeated_values_marks_only_that_value():
+    cells = ["0"] * 100
+    old = ",".join(cells) + "\n"
+    new = ",".join(cells[:50] + ["1"] + cells[50:]) + "\n"
+    removed, added = by_path(diff({"grid.csv": old}, {"grid.csv": new}))["grid.csv"].hunks[0].rows
+    assert "<mark" not in removed.html
+    assert re.findall(r'<mark class="diff-word">(.*?)</mark>', added.html) == ["1,"]
+
+
+def test_an_empty_file_added_shows_as_added_without_lines():
+    result = diff({"a.ts": "x\n"}, {"a.ts": "x\n", "empty.ts": ""})
+    empty = by_path(result)["empty.ts"]
+    assert (empty.status, empty.hunks, empty.added) == ("added", (), 0)
+    page = render_to_string("rooms/_diff.html", {"diff": result, "diff_title": "Changes"})
+    assert f'id="{empty.anchor}"' in page and "empty file added" in page
+
+
+def test_unchanged_binary_and_large_files_say_why_they_are_not_shown():
+    big = "y" * (highlight.LONG_LINE_CHARS + 1) + "\n"
+    files = {"logo.png": None, "data.bin": "a\x00b", "big.txt": big, "a.ts": "a\n"}
+    result = diff(files, {**files, "a.ts": "b\n"})
+    unchanged = by_path(result)
+    assert unchanged["logo.png"].is_binary and unchanged["data.bin"].is_binary
+    assert unchanged["big.txt"].is_plain
+    page = render_to_string(
+        "rooms/_diff.html",
+        {"diff": result, "diff_title": "Changes", "file_url": "/file"},
+    )
+    assert page.count('<p class="file-note">binary file</p>') == 2
+    for path in ("logo.png", "big.txt"):
+        assert f'id="{unchanged[path].anchor}"' in page and unchanged[path].anchor.startswith("d-")
+    assert '<p class="file-note">not shown: long line: 1,001 characters</p>' in page
+    # Neither is fetched when opened: only a.ts's change and nothing to load.
+    assert "data-load-url" not in page
 
 
 def test_large_files_are_diffed_without_word_marks():

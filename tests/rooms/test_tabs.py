@@ -8,7 +8,14 @@ from rooms.events import room_events_after
 from rooms.models import LauncherApp
 from rooms.revisions import propose_update
 from rooms.services import approve_proposal
-from rooms.tabs import move_app, remove_app, rename_app, restore_app, rollback_app
+from rooms.tabs import (
+    app_revision,
+    move_app,
+    remove_app,
+    rename_app,
+    restore_app,
+    rollback_app,
+)
 from tests.rooms.helpers import propose
 
 
@@ -38,12 +45,20 @@ def test_remove_and_restore_a_tab(room, owner, member, apps):
     assert names(room, member) == ["Board", "Poll"]
     removed = LauncherApp.objects.get(pk=apps[0].pk)
     assert removed.is_removed and removed.removed_at and removed.revisions.count() == 1
-    assert last_event(owner, room)["type"] == "app.removed"
+    event = last_event(owner, room)
+    assert (event["type"], event["position"], event["by"]) == ("app.removed", None, "owner")
     with pytest.raises(Conflict):
         call(remove_app, owner, apps[0])
     call(restore_app, owner, apps[0])
     assert names(room, member) == ["Board", "Poll", "Timer"]  # back at the end
-    assert last_event(owner, room)["type"] == "app.restored"
+    event = last_event(owner, room)
+    assert (event["type"], event["position"], event["by"]) == ("app.restored", 3, "owner")
+    assert (event["instance_id"], event["name"], event["kind"]) == (
+        str(apps[0].pk),
+        "Timer",
+        "snippet",
+    )
+    assert (event["revision"], event["build_state"]) == (1, "ready")
     with pytest.raises(Conflict):
         call(restore_app, owner, apps[0])
 
@@ -130,3 +145,12 @@ def test_rollback_refuses_a_moved_app_and_unknown_revisions(
         call(rollback_app, member, app, to_revision=1, expected_revision=2)
     app.refresh_from_db()
     assert app.revision == 2
+
+
+def test_a_revision_an_app_does_not_have_is_not_found(room, owner, member, apps):
+    app, first = app_revision(member, room.pk, apps[0].pk, 1)
+    assert (app.pk, first.number) == (apps[0].pk, 1)
+    with pytest.raises(NotFound) as caught:
+        app_revision(member, room.pk, apps[0].pk, 2)
+    assert caught.value.field == "revision"
+    assert caught.value.message == "“Timer” has no revision 2"
