@@ -21,9 +21,9 @@ from dulwich.object_store import (
     _bound_read_callables,
 )
 from dulwich.objects import ShaFile
-from dulwich.pack import PackStreamCopier
-from dulwich.protocol import SIDE_BAND_CHANNEL_PROGRESS
-from dulwich.server import Backend, ReceivePackHandler, UploadPackHandler
+from dulwich.pack import PackStreamCopier, write_pack_data
+from dulwich.protocol import CAPABILITY_NO_DONE, SIDE_BAND_CHANNEL_PROGRESS
+from dulwich.server import Backend, ReceivePackHandler, UploadPackHandler, _ProtocolGraphWalker
 from dulwich.web import GunzipFilter, HTTPGitApplication
 
 from osfoundry import ratelimit
@@ -109,7 +109,7 @@ def serve(environ, start_response, pinned: list) -> Iterator[bytes]:
     app = GunzipFilter(
         HTTPGitApplication(
             SingleRepositoryBackend(repository, principal, pinned),
-            handlers={b"git-upload-pack": UploadPackHandler, b"git-receive-pack": PushHandler},
+            handlers={b"git-upload-pack": CloneHandler, b"git-receive-pack": PushHandler},
         )
     )
     yield from coalesced(app, environ, start_response)
@@ -186,6 +186,45 @@ class SingleRepositoryBackend(Backend):
         store, refs = self.repo.object_store, self.repo.refs
         assert isinstance(store, DatabaseObjectStore) and isinstance(refs, DatabaseRefs)
         store.repository_id = refs.repository_id = self.repository.pk
+
+
+class CloneHandler(UploadPackHandler):
+    """upload-pack whose pack entries are the objects' compressed bodies as stored, where
+    dulwich's would inflate, parse and deflate each again (43 ms of a 2 MB clone's 0.24 s).
+    A partial clone's filter (`--filter=blob:none`) is accepted and everything sent: git asks
+    for what it left out later, by object id, which this server refuses (an unadvertised
+    object), so a filtered clone's checkout failed."""
+
+    def handle(self) -> None:
+        # UploadPackHandler.handle of dulwich 1.2, but for the writing of the pack.
+        self._processing_have_lines = True
+        store = self.repo.object_store
+        assert isinstance(store, DatabaseObjectStore)
+        walker = _ProtocolGraphWalker(self, store, self.repo.get_peeled, self.repo.refs.get_symrefs)
+        wants: list = []
+
+        def determine_wants(refs, depth=None) -> list:
+            wants.extend(walker.determine_wants(refs, depth))
+            return wants
+
+        missing = self.repo.find_missing_objects(
+            determine_wants, walker, self.progress, get_tagged=self.get_tagged
+        )
+        if not wants or missing is None:
+            return
+        # Iterating reads the client's `have` lines: before handle_done, as dulwich does.
+        shas = [sha for sha, _hint in missing]
+        if not walker.handle_done(not self.has_capability(CAPABILITY_NO_DONE), self._done_received):
+            return
+        self._start_pack_send_phase()
+        self.progress(f"counting objects: {len(shas)}, done.\n".encode("ascii"))
+        write_pack_data(
+            self.write_pack_data,
+            store.stored_entries(shas),
+            num_records=len(shas),
+            object_format=self.repo.object_format,
+        )
+        self.proto.write_pkt_line(None)
 
 
 class PushHandler(ReceivePackHandler):

@@ -73,11 +73,13 @@ class RepositoryVersion(models.Model):
 
 class GitObject(models.Model):
     """One git object of a repository, its raw body zlib-compressed (stored whole, a 200-file
-    app takes ~10× git's pack size uncompressed: /work/shared/RESEARCH.md)."""
+    app takes ~10× git's pack size uncompressed: /work/shared/RESEARCH.md). The compressed body
+    with its type and uncompressed `size` is a whole pack entry: a clone sends it as stored."""
 
     repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="+")
     sha = models.CharField(max_length=64)
     type_num = models.PositiveSmallIntegerField()
+    size = models.PositiveIntegerField()
     data = models.BinaryField()
 
     class Meta:
