@@ -27,7 +27,7 @@ from dulwich.server import Backend, ReceivePackHandler, UploadPackHandler, _Prot
 from dulwich.web import GunzipFilter, HTTPGitApplication
 
 from osfoundry import ratelimit
-from osfoundry.auth import Principal, authenticate_bearer
+from osfoundry.auth import Principal, authenticate_remembered
 from osfoundry.errors import DomainError, Invalid
 
 from . import repositories, versionchecks
@@ -72,7 +72,7 @@ def serve(environ, start_response, pinned: list) -> Iterator[bytes]:
         return
     query = environ.get("QUERY_STRING", "")
     push = match["service"] == "/git-receive-pack" or "service=git-receive-pack" in query
-    principal = authenticate_bearer(basic_password(environ.get("HTTP_AUTHORIZATION", "")))
+    principal = authenticate_remembered(basic_password(environ.get("HTTP_AUTHORIZATION", "")))
     # The caller's one budget, shared with REST and MCP (osfoundry.ratelimit): by token, or by
     # address without a valid one (guessing tokens costs budget too).
     address = environ.get("REMOTE_ADDR") or "unknown"

@@ -94,6 +94,31 @@ def test_a_bad_token_gets_401_with_the_basic_challenge(setup, tmp_path):
     assert result.returncode != 0 and "Authentication failed" in result.stderr
 
 
+def test_a_token_is_remembered_between_git_requests_until_it_is_revoked(
+    setup, tmp_path, project, agent, monkeypatch
+):
+    from agents.tokens import create_access_token, revoke_access_token
+    from osfoundry import auth, wakeups
+
+    # One process here: its own wake-ups reach it only with a live subscription; force trust.
+    monkeypatch.setattr(wakeups.registry, "is_reliable", lambda: True)
+    reads = []
+    real = auth.authenticate_bearer
+    monkeypatch.setattr(
+        auth, "authenticate_bearer", lambda raw, **kw: reads.append(raw) or real(raw, **kw)
+    )
+    create_repository(project=project, name="timer", created_by=None)
+    token, raw = create_access_token(user=agent, scopes="osfoundry:read")
+    for _ in range(2):
+        git(tmp_path, "ls-remote", setup.url(raw), home=setup.home)
+    assert reads == [raw]  # read once, remembered for the next requests
+
+    revoke_access_token(token=token)
+    refused = git(tmp_path, "ls-remote", setup.url(raw), home=setup.home, check=False)
+    assert refused.returncode != 0 and "Authentication failed" in refused.stderr
+    assert reads[1:] and set(reads) == {raw}  # asked the database again, which refused
+
+
 def test_git_requests_draw_from_the_callers_one_rate_budget(setup, tmp_path, settings, project):
     import httpx
 
