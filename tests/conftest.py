@@ -1,4 +1,5 @@
 import os
+import time
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -46,10 +47,16 @@ def _close_kept_connections(django_db_setup, django_db_blocker):
     is_test_database = connection.settings_dict["NAME"] == connection.creation._get_test_db_name()
     if connection.vendor == "postgresql" and is_test_database:
         with django_db_blocker.unblock(), connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
+            others = "FROM pg_stat_activity WHERE datname = current_database()"
+            others += " AND pid <> pg_backend_pid()"
+            cursor.execute(f"SELECT pg_terminate_backend(pid) {others}")
+            # pg_terminate_backend only signals: wait until the sessions are gone, or dropping
+            # the database fails ("is being accessed by other users") and it is left behind.
+            for _ in range(100):
+                cursor.execute(f"SELECT count(*) {others}")
+                if not cursor.fetchone()[0]:
+                    break
+                time.sleep(0.05)
 
 
 @pytest.fixture(autouse=True, scope="session")
