@@ -16,7 +16,7 @@ from osfoundry.errors import Invalid, NotFound
 from osfoundry.schemas import MAX_PAGE
 
 from . import runchecks
-from .access import get_room_for_user
+from .access import get_room_for_user, in_token_project
 from .gitstore import DatabaseRefs
 from .models import Project, Proposal, Repository, RepositoryVersion, Room
 from .runnable import CODE_SUFFIXES
@@ -47,6 +47,8 @@ def open_git_repository(
     create_repository once it stores anything, so a refused push leaves none behind."""
     user = principal.user
     project = Project.objects.filter(name=project_name).first()
+    if project is not None and not in_token_project(user, project.pk):
+        project = None  # a token made for another project: as if it did not exist
     is_member = project is not None and project.members.filter(pk=user.pk).exists()
     can_read = project is not None and (is_member or project.rooms.filter(owner=user).exists())
     repository = (

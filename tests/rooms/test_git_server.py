@@ -155,6 +155,33 @@ def test_guessing_tokens_over_git_is_charged_to_the_address(setup, settings):
     assert httpx.get(info_refs, auth=("agent", setup.write_token)).status_code == 404
 
 
+def test_a_token_made_for_another_project_finds_no_repository(setup, tmp_path, agent, project):
+    from agents.tokens import create_access_token
+    from rooms.models import Project
+
+    other = Project.objects.create(name="Other")
+    other.members.add(agent)
+    create_repository(project=project, name="timer", created_by=None)
+    _, scoped = create_access_token(
+        user=agent, scopes="osfoundry:read osfoundry:write", project_id=other.pk
+    )
+    refused = git(tmp_path, "ls-remote", setup.url(scoped), home=setup.home, check=False)
+    assert refused.returncode != 0
+    assert f"Repository {project.name}/timer not found" in refused.stderr
+    # Nor may it create one there by pushing; in its own project it may.
+    work = tmp_path / "work"
+    work.mkdir()
+    git(work, "init", "-q", "-b", "main", home=setup.home)
+    write_files(work, {"README.md": "x\n"})
+    commit_all(work, setup.home, "first")
+    pushed = git(work, "push", setup.url(scoped, "new"), "main", home=setup.home, check=False)
+    assert pushed.returncode != 0 and "not found" in pushed.stderr
+    assert not Repository.objects.filter(name="new").exists()
+    own = clone_url(setup.server.url, "Other", "new", scoped)
+    git(work, "push", "-q", own, "main", home=setup.home)
+    assert Repository.objects.get(name="new").project == other
+
+
 def test_a_read_token_cannot_push(setup, tmp_path, files):
     work = tmp_path / "work"
     work.mkdir()
