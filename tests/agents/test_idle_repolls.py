@@ -167,5 +167,19 @@ def test_hints_only_move_the_latest_sequence_forward():
     assert registry.latest("agent:1") == 7
     registry.confirm("agent:1", 5, registry.generation)  # an older read arriving late
     assert registry.latest("agent:1") == 7
+    # A wake-up whose hints are older (another process's, delivered late) changes nothing.
+    registry.wake_local(["agent:1"], {"agent:1": [{"sequence": 6}]})
+    assert registry.latest("agent:1") == 7
     registry.wake_all_local()  # a resubscription: wake-ups may have been missed
     assert registry.latest("agent:1") is None
+
+
+def test_the_remembered_sequences_are_bounded():
+    # 20,000 agents fit many times over; past the bound everything is read again, once.
+    registry = Registry()
+    for n in range(200_001):
+        registry.confirm(f"agent:{n}", 1, registry.generation)
+    assert registry.latest("agent:0") == 1
+    registry.confirm("agent:new", 4, registry.generation)
+    assert registry.latest("agent:0") is None
+    assert registry.latest("agent:new") == 4

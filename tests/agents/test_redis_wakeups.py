@@ -9,6 +9,7 @@ import pytest
 import redis
 
 from osfoundry.wakeups import RedisBridge, Registry
+from osfoundry.wakeups.bridge import MAX_HINT_BYTES
 from tests.servers import require
 
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
@@ -116,3 +117,27 @@ async def test_what_wake_ups_vouch_for_counts_only_while_subscribed(channel):
     finally:
         await here.stop()
     assert local.latest("agent:1") is None
+
+
+async def test_large_hints_stay_behind_and_the_wake_up_still_crosses(channel):
+    local = Registry()
+    here = RedisBridge(REDIS_URL, channel, target=local)
+    elsewhere = RedisBridge(REDIS_URL, channel, target=Registry())
+    here.start()
+    try:
+        await asyncio.wait_for(subscribed(here), 10)
+        waiter = local.register(["agent:1"])
+        entry = {"sequence": 1, "body": "x" * MAX_HINT_BYTES}
+        await asyncio.to_thread(elsewhere.publish, ["agent:1"], {"agent:1": [entry]})
+        assert await waiter.wait(10)
+        assert local.take_hints(waiter) == []  # the waiter re-reads from the database
+        assert local.latest("agent:1") is None  # nothing known without the hint
+    finally:
+        await here.stop()
+
+
+async def test_stopping_a_bridge_that_never_subscribed_is_harmless(channel):
+    bridge = RedisBridge(REDIS_URL, channel, target=Registry())
+    await bridge.stop()  # a process that only published (a management command) shuts down
+    assert not bridge.is_live
+    assert bridge.subscribed == 0

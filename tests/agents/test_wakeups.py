@@ -59,3 +59,25 @@ async def test_a_worker_thread_that_woke_waiters_steps_aside_and_the_loop_never_
         assert pauses == [wakeups.GIL_HANDOFF_S]
     finally:
         wakeups.registry.unregister(waiter)
+
+
+async def test_a_waiter_that_leaves_takes_no_other_waiter_on_its_keys_with_it():
+    registry = Registry()
+    leaving = registry.register(["room:1"])
+    staying = registry.register(["room:1", "agent:1"])
+
+    registry.unregister(leaving)
+
+    assert registry.count() == 1
+    assert registry.wake_local(["room:1"]) == 1
+    assert await staying.wait(10) is True
+    assert not leaving.is_woken
+
+
+async def test_unregistering_a_waiter_twice_is_harmless():
+    registry = Registry()
+    waiter = registry.register(["room:1", "agent:1"])
+    registry.unregister(waiter)
+    registry.unregister(waiter)  # e.g. a clean-up after an error path already ran one
+    assert registry.count() == 0
+    assert registry.wake_local(["room:1", "agent:1"]) == 0

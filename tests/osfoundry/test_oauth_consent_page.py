@@ -2,9 +2,14 @@
 browser. The client's name is its own claim at open registration, and the page says so."""
 
 import pytest
-from allauth.idp.oidc.models import Token
+from allauth.idp.oidc.models import Client, Token
 
-from tests.osfoundry.oauth_helpers import authorize_url, page_text, register
+from tests.osfoundry.oauth_helpers import (
+    authorize_url,
+    page_text,
+    register,
+    registered_client_id,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -37,3 +42,22 @@ def test_consent_page_says_a_loopback_redirect_returns_to_this_computer(client, 
     text = page_text(page)
     assert "An app that did not give its name asks to act for owner" in text
     assert "Connecting will send you to 127.0.0.1:49152, a program on this computer" in text
+
+
+def test_a_callback_the_policy_cannot_name_adds_nothing_to_it(client, owner):
+    # A client registered before the redirect URI rules, with an app's own scheme: its
+    # consent page still opens, and its form-action stays 'self' alone.
+    legacy = "cursor://anysphere.cursor-retrieval/oauth"
+    client_id = registered_client_id(client, redirect_uris=["https://app.example/cb"])
+    stored = Client.objects.get(id=client_id)
+    stored.set_redirect_uris([legacy])
+    stored.save()
+    client.force_login(owner)
+
+    page = client.get(authorize_url(client_id, legacy))
+
+    assert page.status_code == 200
+    assert "asks to act for owner" in page_text(page)
+    policy = page["Content-Security-Policy"] + ";"
+    assert "; form-action 'self';" in policy
+    assert "cursor:" not in policy

@@ -5,7 +5,10 @@ ends on our own login page: the endpoint is no open redirect."""
 
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+import jwt
 import pytest
+from allauth.core.internal import jwkkit
+from allauth.idp.oidc.adapter import get_adapter
 from allauth.idp.oidc.models import Client, Token
 from django.urls import reverse
 
@@ -139,6 +142,24 @@ def test_logout_refuses_a_uri_registered_before_the_redirect_rules(client, owner
     response = log_out(
         client, logout_url(legacy.id, "http://evil.example/after", id_token_hint=id_token)
     )
+
+    assert response.status_code == 302
+    assert response["Location"] == reverse("account_login")
+    assert not is_logged_in(client)
+
+
+def test_logout_with_a_token_of_ours_that_names_no_client_stays_on_site(client, owner):
+    # Signed by this server for the person logged in, but issued to no client (as a client
+    # credentials token is): it proves no session that client started.
+    client_id = registered_client_id(
+        client, redirect_uris=[CALLBACK], post_logout_redirect_uris=[AFTER], scope=SCOPE
+    )
+    claims = jwt.decode(id_token_for(client, owner, client_id), options={"verify_signature": False})
+    assert claims.pop("aud") == client_id
+    key, private_key = jwkkit.load_jwk_from_pem(get_adapter().get_signing_key().pem)
+    unaddressed = jwt.encode(claims, private_key, algorithm="RS256", headers={"kid": key["kid"]})
+
+    response = log_out(client, logout_url(client_id, AFTER, id_token_hint=unaddressed))
 
     assert response.status_code == 302
     assert response["Location"] == reverse("account_login")

@@ -25,3 +25,15 @@ def test_django_requests_are_counted_in_process_while_redis_is_down(redis_down):
 async def test_async_routes_are_counted_in_process_while_redis_is_down(redis_down):
     quotas = [await ratelimit.take("token:down-2") for _ in range(3)]
     assert [q.exceeded for q in quotas] == [False, False, True]
+
+
+def test_the_in_process_count_forgets_past_windows_but_not_the_current_one():
+    # Memory stays bounded however many addresses call during an outage.
+    counter = ratelimit.LocalCounter()
+    for n in range(50_000):
+        counter.incr(f"ip:10.0.{n}", window_index=1)
+    assert counter.incr("ip:10.0.7", window_index=1) == 2
+    # The 50,001st caller, in the next window: the callers of past windows are forgotten.
+    assert counter.incr("token:busy", window_index=2) == 1
+    assert counter.incr("token:busy", window_index=2) == 2
+    assert counter.incr("ip:10.0.7", window_index=1) == 1  # a late call of the old window

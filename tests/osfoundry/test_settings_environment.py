@@ -24,14 +24,16 @@ SHOW = (
 # What a server's environment may set; each case starts from none of them.
 KNOBS = (
     "DEBUG SECRET_KEY PUBLIC_ORIGIN ALLOWED_HOSTS CSRF_TRUSTED_ORIGINS BEHIND_TLS_PROXY "
-    "USE_X_FORWARDED_HOST SECURE_COOKIES DATABASE_URL REDIS_URL"
+    "USE_X_FORWARDED_HOST SECURE_COOKIES DATABASE_URL REDIS_URL EMAIL_BACKEND EMAIL_HOST "
+    "EMAIL_PORT EMAIL_HOST_USER EMAIL_HOST_PASSWORD EMAIL_USE_TLS EMAIL_USE_SSL EMAIL_TIMEOUT"
 ).split()
+MAILER = "import json, osfoundry.settings as s; print(json.dumps(s.MAILERS['default']))"
 
 
-def settings_with(**env) -> subprocess.CompletedProcess:
+def settings_with(code: str = SHOW, **env) -> subprocess.CompletedProcess:
     base = {k: v for k, v in os.environ.items() if k not in KNOBS}
     return subprocess.run(
-        [sys.executable, "-c", SHOW],
+        [sys.executable, "-c", code],
         env={**base, **env},
         cwd=ROOT,
         capture_output=True,
@@ -40,8 +42,8 @@ def settings_with(**env) -> subprocess.CompletedProcess:
     )
 
 
-def loaded(**env) -> dict:
-    result = settings_with(**env)
+def loaded(code: str = SHOW, **env) -> dict:
+    result = settings_with(code, **env)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -110,3 +112,34 @@ def test_behind_a_tls_proxy_the_forwarded_scheme_is_trusted():
 )
 def test_a_bad_value_stops_the_process_naming_the_variable(name, value, message):
     assert message in refused(SECRET_KEY=KEY, **{name: value})
+
+
+def test_without_an_smtp_host_mail_is_printed():
+    assert loaded(MAILER, SECRET_KEY=KEY) == {
+        "BACKEND": "django.core.mail.backends.console.EmailBackend"
+    }
+
+
+def test_an_smtp_host_sends_mail_through_it_with_its_variables():
+    mailer = loaded(
+        MAILER,
+        SECRET_KEY=KEY,
+        EMAIL_HOST="smtp.example.com",
+        EMAIL_PORT="465",
+        EMAIL_HOST_USER="rooms",
+        EMAIL_HOST_PASSWORD="app-password",
+        EMAIL_USE_TLS="0",
+        EMAIL_USE_SSL="1",
+    )
+    assert mailer == {
+        "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "OPTIONS": {
+            "host": "smtp.example.com",
+            "port": 465,
+            "username": "rooms",
+            "password": "app-password",
+            "use_tls": False,
+            "use_ssl": True,
+            "timeout": 10,
+        },
+    }

@@ -36,3 +36,14 @@ def test_a_wake_or_expiry_for_a_closed_loop_is_ignored():
     waiter.wake()  # the loop that parked it is gone: nothing to schedule on
     waiter.expire()
     assert not waiter.is_woken and not waiter.is_expired
+
+
+def test_an_expiry_before_the_wait_ends_the_next_wait_at_once():
+    async def scenario():
+        waiter = Waiter(("agent:1",), asyncio.get_running_loop())
+        waiter.expire()  # the drain reaches a waiter between two of its waits
+        await asyncio.sleep(0)  # the expiry lands on the loop
+        assert waiter.is_expired
+        assert await waiter.wait(30) is False
+
+    asyncio.run(scenario())

@@ -3,11 +3,12 @@
 import threading
 
 import pytest
-from django.db import connection
+from django.db import IntegrityError, connection
 
 from osfoundry.errors import Conflict
+from osfoundry.idempotency import INSERT_ATTEMPTS
 from rooms.models import Proposal, ProposalKey, RoomEvent
-from rooms.services import propose_repo_version, propose_snippet
+from rooms.services import proposal_request, propose_repo_version, propose_snippet
 from tests.rooms.helpers import APP
 
 
@@ -145,3 +146,38 @@ def test_old_keys_of_decided_proposals_are_purged(room, owner, agent, files):
     assert purge_expired_keys(older_than_days=30)["proposal key"] == 1
     assert list(ProposalKey.objects.values_list("key", flat=True)) == ["old-key-002"]
     assert Proposal.objects.filter(pk__in=[decided.pk, pending.pk]).count() == 2
+
+
+def test_a_failed_insert_whose_key_row_is_gone_is_tried_again(room, agent, files):
+    # The unique constraint stopped us, but the twin that held it rolled back: nothing to
+    # replay, so the next pass stores ours.
+    first = propose(room, agent, files, "twin-key-01").proposal
+    request = proposal_request(agent, "propose_snippet", "twin-key-02", {"name": "x"})
+    attempts = []
+
+    def insert():
+        attempts.append(len(attempts) + 1)
+        if len(attempts) == 1:
+            raise IntegrityError("UNIQUE constraint failed: the twin's row, since rolled back")
+        request.record(first)
+        return "stored"
+
+    assert request.store(insert, replay=lambda previous: "replayed") == "stored"
+    assert attempts == [1, 2]
+    assert ProposalKey.objects.get(key="twin-key-02").proposal == first
+
+
+def test_an_insert_that_never_gets_past_the_constraint_is_refused_as_busy(room, agent):
+    request = proposal_request(agent, "propose_snippet", "busy-key-01", {"name": "x"})
+    attempts = []
+
+    def insert():
+        attempts.append(1)
+        raise IntegrityError("UNIQUE constraint failed")
+
+    with pytest.raises(Conflict) as refused:
+        request.store(insert, replay=lambda previous: "replayed")
+    assert refused.value.code == "busy"
+    assert "retry in a moment" in refused.value.message
+    assert len(attempts) == INSERT_ATTEMPTS
+    assert not ProposalKey.objects.filter(key="busy-key-01").exists()

@@ -201,3 +201,22 @@ def test_a_call_that_parks_checks_its_token_in_the_database(
     )
     assert response.json()["result"]["isError"] is False
     assert database_checks == [token, token]
+
+
+def test_an_over_long_token_is_refused_without_a_database_read(
+    asgi_server, trusting, database_checks, room
+):
+    assert_refused_as_unauthenticated(asgi_server, "x" * (auth.MAX_TOKEN_CHARS + 1), room.pk)
+    assert database_checks == []
+
+
+def test_a_token_checked_a_moment_ago_is_vouched_for_without_a_database_read(
+    trusting, database_checks, agent, token_factory
+):
+    # Two calls of one agent checked at once: the second finds what the first remembered.
+    token = token_factory(agent)
+    first = auth.authenticate_remembered(token)
+    second = auth.authenticate_remembered(token)
+    assert first is not None and second is first
+    assert second.user.pk == agent.pk
+    assert database_checks == [token]

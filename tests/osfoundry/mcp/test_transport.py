@@ -1,8 +1,11 @@
 """The Streamable HTTP transport, spoken raw: what every MCP client relies on."""
 
+import base64
+
 import httpx
 
 from osfoundry import asgi
+from osfoundry.mcp.jsonrpc import encode_cursor
 from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH
 from tests.mcpclient import rpc
 
@@ -141,3 +144,12 @@ def test_oversized_body_is_refused_and_points_to_repositories(asgi_server, setti
     response = rpc(asgi_server.mcp_url, "tools/list", {"cursor": "x" * 2_000})
     assert response.status_code == 413
     assert "repository version" in response.json()["error"]["message"]
+
+
+def test_a_cursor_past_the_last_page_or_of_another_kind_is_invalid_params(asgi_server):
+    for cursor in (encode_cursor(10_000), base64.urlsafe_b64encode(b"x:0").decode()):
+        response = rpc(asgi_server.mcp_url, "tools/list", {"cursor": cursor})
+        assert response.status_code == 200
+        error = response.json()["error"]
+        assert error["code"] == -32602
+        assert error["message"] == "Invalid cursor: pass nextCursor from the previous page"
