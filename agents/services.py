@@ -69,9 +69,9 @@ def claim_connected_profile(
     current = AgentProfile.objects.filter(connection_key=connection_key).first()
     if current is not None and current.handle == handle:
         return ClaimResult(current)
-    taken = AgentProfile.objects.filter(handle=handle)
-    if current is not None:
-        taken = taken.exclude(pk=current.pk)
+    # Another connection's profile: this connection's own may be one a concurrent claim of
+    # it made since `current` was read (the create below then finds it).
+    taken = AgentProfile.objects.filter(handle=handle).exclude(connection_key=connection_key)
     if taken.exists():
         raise handle_taken(handle)
     try:

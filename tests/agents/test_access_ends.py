@@ -211,3 +211,29 @@ def test_a_parked_room_poll_answers_401_when_its_person_is_deactivated(
     response = call.answer()
     assert response.status_code == 401
     assert 'error="invalid_token"' in response.headers["www-authenticate"]
+
+
+@pytest.mark.parametrize("cleared", ["the project's members", "the person's projects"])
+def test_clearing_memberships_takes_the_agents_out_of_the_channels_and_wakes_them(
+    agent_token, owner, member, project, monkeypatch, cleared
+):
+    from agents.models import agent_key
+    from osfoundry.trust import ACCESS_KEY
+
+    _alice_token, alice = agent_token(owner, "alice-claude")
+    _bob_token, bob = agent_token(member, "bob-codex")
+    channel = create_channel(project=project, name="general", members=[alice, bob])
+    notified = []
+    monkeypatch.setattr(wakeups, "notify", lambda keys, hints=None: notified.append(keys))
+    if cleared == "the project's members":
+        project.members.clear()
+        left = [alice, bob]
+    else:
+        member.projects.clear()
+        left = [bob]
+    stayed = sorted({"alice-claude", "bob-codex"} - {p.handle for p in left})
+    assert sorted(channel.members.values_list("handle", flat=True)) == stayed
+    # Their waits check access again (a wake-up without entries), at once.
+    assert [sorted(keys) for keys in notified] == [
+        sorted([ACCESS_KEY, *(agent_key(p.pk) for p in left)])
+    ]

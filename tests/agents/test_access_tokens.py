@@ -74,3 +74,14 @@ def test_revoking_in_the_admin_ends_what_long_polls_remembered(admin_client, age
     assert token.revoked_at is not None
     # Every process forgets the tokens it checked, and the profile's waits check again.
     assert notified == [[ACCESS_KEY, agent_key(profile.pk)]]  # a wake-up without entries
+
+
+def test_revoking_a_revoked_token_keeps_the_first_revocation(agent):
+    token, raw = create_access_token(user=agent, scopes="osfoundry:read")
+    revoke_access_token(token=token)
+    first = AccessToken.objects.get(pk=token.pk).revoked_at
+    again = AccessToken.objects.get(pk=token.pk)
+    revoke_access_token(token=again)
+    assert again.revoked_at == first
+    assert AccessToken.objects.get(pk=token.pk).revoked_at == first
+    assert authenticate_bearer(raw) is None

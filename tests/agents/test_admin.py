@@ -11,6 +11,7 @@ from django.utils import timezone
 from agents.models import AccessToken, Channel, agent_key
 from agents.tokens import create_access_token
 from osfoundry import wakeups
+from osfoundry.auth import authenticate_bearer
 from osfoundry.trust import ACCESS_KEY
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -134,3 +135,34 @@ def test_messages_are_read_only_with_body_sender_and_recipients_readable(admin_c
     message.refresh_from_db()
     assert message.body == "line one\nline <two>"
     assert Message.objects.count() == 1
+
+
+def test_a_token_created_in_the_admin_keeps_the_expiry_set_in_its_form(admin_client, agent):
+    ends = timezone.localtime() + timedelta(days=3)
+    response = admin_client.post(
+        reverse("admin:agents_accesstoken_add"),
+        {
+            "user": agent.pk,
+            "name": "ci runner",
+            "scopes": "osfoundry:read",
+            "project": "",
+            "expires_at_0": ends.strftime("%Y-%m-%d"),
+            "expires_at_1": ends.strftime("%H:%M:%S"),
+        },
+        follow=True,
+    )
+    [shown] = [str(m) for m in response.context["messages"] if str(m).startswith("Copy")]
+    raw = shown.removeprefix("Copy the token now; it is not shown again: ")
+    token = AccessToken.objects.get()
+    assert (token.name, token.user, token.scopes) == ("ci runner", agent, "osfoundry:read")
+    assert token.expires_at == ends.replace(microsecond=0)
+    assert authenticate_bearer(raw).token_key == f"pat:{token.pk}"
+
+
+def test_a_channel_without_a_project_is_a_form_error_and_nothing_is_stored(admin_client, alice):
+    response = admin_client.post(
+        reverse("admin:agents_channel_add"), {"name": "general", "members": [alice.pk]}
+    )
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors == {"project": ["This field is required."]}
+    assert not Channel.objects.exists()

@@ -2,7 +2,7 @@
 
 import pytest
 
-from agents.models import Message
+from agents.models import AgentProfile, Message
 
 
 def post(client, path, token, data):
@@ -58,8 +58,6 @@ def test_sending_needs_a_profile_a_token_and_the_write_scope(client, tokens, tok
 
 
 def test_post_to_a_channel(client, tokens, channel_factory):
-    from agents.models import AgentProfile
-
     alice_token, _ = tokens
     channel_factory(name="ops", members=AgentProfile.objects.all())
     response = post(
@@ -77,3 +75,19 @@ def test_post_to_a_channel(client, tokens, channel_factory):
     )
     assert missing.status_code == 404
     assert missing.json()["error"]["field"] == "channel"
+
+
+def test_claiming_another_handle_renames_the_profile_and_says_what_it_was(client, tokens):
+    _alice_token, bob_token = tokens
+    response = post(client, "/agents/profile", bob_token, {"handle": "bob-codex-2"})
+    assert response.status_code == 200
+    assert response.json() == {
+        "handle": "bob-codex-2",
+        "kind": "external",
+        "created": False,
+        "previous_handle": "bob-codex",
+    }
+    assert sorted(AgentProfile.objects.values_list("handle", flat=True)) == [
+        "alice-claude",
+        "bob-codex-2",
+    ]

@@ -115,3 +115,34 @@ def test_two_concurrent_claims_of_one_handle_give_it_to_one(agent, member):
         thread.join(20)
     assert sorted(outcomes.values(), key=str) == sorted([True, "handle_taken"], key=str)
     assert list(AgentProfile.objects.values_list("handle", flat=True)) == ["popular"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_connections_concurrent_first_claims_both_get_its_profile(agent):
+    """A client that retries its claim before the first answer arrives: whichever claim
+    creates the profile, the other returns it (not "handle taken" by itself)."""
+    import threading
+
+    from django.db import connection
+
+    barrier = threading.Barrier(2)
+    outcomes = []
+
+    def claim_once():
+        try:
+            barrier.wait(5)
+            result = claim_connected_profile(user=agent, connection_key="pat:one", handle="popular")
+            outcomes.append((result.profile.pk, result.created))
+        except Conflict as error:
+            outcomes.append(error.code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=claim_once) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    profile = AgentProfile.objects.get()
+    assert (profile.handle, profile.connection_key) == ("popular", "pat:one")
+    assert sorted(outcomes, key=str) == [(profile.pk, False), (profile.pk, True)]

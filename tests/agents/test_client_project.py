@@ -4,7 +4,7 @@ the client's tokens then find only that project's Rooms, over both MCP paths."""
 import re
 
 import pytest
-from allauth.idp.oidc.models import Token
+from allauth.idp.oidc.models import Client, Token
 
 from agents.models import ClientGrant
 from osfoundry.auth import authenticate_bearer
@@ -100,3 +100,18 @@ def test_a_project_not_the_persons_is_refused_and_grants_nothing(client, owner, 
     assert "is not a project of yours" in done.content.decode().replace("&#x27;", "'")
     assert not ClientGrant.objects.exists()
     assert not Token.objects.filter(type=Token.Type.AUTHORIZATION_CODE).exists()
+
+
+def test_a_client_trusted_to_skip_consent_is_granted_no_project_choice(client, owner, two_projects):
+    client.force_login(owner)
+    client_id = registered_client_id(client, client_name="Codex", redirect_uris=[REDIRECT])
+    # An administrator marked the client trusted: allauth grants without showing the page.
+    Client.objects.filter(id=client_id).update(skip_consent=True)
+    done = client.get(authorize_url(client_id, REDIRECT, scope="osfoundry:read"))
+    assert done.status_code == 302
+    assert done["Location"].startswith(REDIRECT)
+    token = exchange(client, client_id, REDIRECT, query_of(done["Location"])["code"])
+    assert not ClientGrant.objects.exists()  # nobody chose a project
+    principal = authenticate_bearer(token["access_token"], resource=RESOURCE)
+    assert principal.project_id is None
+    assert len(list_rooms(principal.user)) == 2

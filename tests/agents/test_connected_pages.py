@@ -183,3 +183,27 @@ def test_an_oauth_clients_proposal_reads_as_its_client(client, owner, agent, roo
         "bob-codex",
         "Codex via OAuth",
     )
+
+
+def test_a_token_that_never_expires_is_created_without_an_expiry(client, owner):
+    client.force_login(owner)
+    response = create(client, expires_in_days="never")
+    assert response.status_code == 200
+    token = AccessToken.objects.get()
+    assert token.expires_at is None
+    assert authenticate_bearer(response.context["created"]["secret"]).user == owner
+
+
+def test_my_agents_names_each_agents_own_token_or_app(client, owner, project):
+    project.members.add(owner)
+    _token, raw = create_access_token(user=owner, scopes="osfoundry:read", name="Claude laptop")
+    by_token = authenticate_bearer(raw)
+    claim_connected_profile(user=owner, connection_key=by_token.token_key, handle="alice-claude")
+    _client_id, access = connect_client(client, owner, name="Codex")
+    by_app = authenticate_bearer(access, resource=RESOURCE)
+    claim_connected_profile(user=owner, connection_key=by_app.token_key, handle="alice-codex")
+    agents = client.get("/connected/agents/").context["agents"]
+    assert sorted((a.handle, a.via, a.is_connected) for a in agents) == [
+        ("alice-claude", "Claude laptop", True),
+        ("alice-codex", "Codex via OAuth", True),
+    ]

@@ -298,3 +298,43 @@ def test_bad_input_in_a_channel_or_thread_keeps_the_person_there(owner_client, g
     assert "body: must not be empty" in page and "the plan" in page
     assert f'name="thread_root_id" value="{root.pk}"' in page  # the reply form, still a reply
     assert Message.objects.filter(sender=ada).count() == 0
+
+
+def test_a_new_direct_message_opens_its_own_thread(owner_client, ada, bob):
+    response = owner_client.post(
+        reverse("agents:send"),
+        {"to": "bob-codex", "body": "a new topic", "idempotency_key": "ui-new-001"},
+    )
+    sent = Message.objects.get(sender=ada)
+    assert (sent.channel, sent.thread_root) == (None, None)
+    assert response.status_code == 302
+    assert response["Location"] == f"{reverse('agents:thread', args=[sent.pk])}#m-{sent.pk}"
+    assert InboxEntry.objects.filter(recipient=bob, message=sent, via="to").exists()
+    thread = owner_client.get(response["Location"]).content.decode()
+    assert "a new topic" in thread
+
+
+def test_a_page_cursor_that_is_not_in_the_channel_is_a_404(owner_client, general, ada, bob):
+    post(bob, general, "in general", "bob-cur-01")
+    elsewhere = send_agent_message(
+        sender=bob, to="alice-claude", body="direct", idempotency_key="bob-cur-02"
+    ).message
+    url = reverse("agents:channel", args=[general.pk])
+    for cursor in (elsewhere.pk, "0b0e0000-0000-4000-8000-000000000000", "not-an-id"):
+        response = owner_client.get(url, {"before": cursor})
+        assert response.status_code == 404
+        assert b"in general" not in response.content
+
+
+def test_a_direct_thread_is_not_found_for_a_person_outside_it(stranger, alice, bob):
+    from agents.conversations import get_direct_thread_for_user
+    from osfoundry.errors import NotFound
+
+    root = send_agent_message(
+        sender=bob, to="alice-claude", body="private", idempotency_key="bob-dt-01"
+    ).message
+    assert get_direct_thread_for_user(bob.owner, root.pk) == root
+    for root_id in (root.pk, "0b0e0000-0000-4000-8000-000000000000"):
+        with pytest.raises(NotFound) as error:
+            get_direct_thread_for_user(stranger, root_id)
+        assert error.value.field == "thread_root_id"

@@ -183,3 +183,35 @@ def test_the_remembered_sequences_are_bounded():
     registry.confirm("agent:new", 4, registry.generation)
     assert registry.latest("agent:0") is None
     assert registry.latest("agent:new") == 4
+
+
+async def test_a_delivery_confirmed_after_the_connection_was_forgotten_moves_the_cursor(alice, bob):
+    loader = Loader(bob)
+    await send(alice, "bob-codex", "one", "key-00001")
+    page, receipt = await wait_for_messages(connection="pat:bob", load_profile=loader, timeout_s=0)
+    assert [m["sequence"] for m in page.messages] == [1]
+    idle.memory.forget("pat:bob")  # as when the connection's access changed meanwhile
+    await confirm_delivery(receipt)
+    stored = await in_thread(AgentProfile.objects.get)(pk=bob.pk)
+    assert stored.last_delivered_sequence == 1
+    assert idle.memory.profile_id("pat:bob") is None  # nothing half-remembered
+    assert (await poll(loader, timeout_s=0)).messages == []  # read again: already delivered
+
+
+def test_the_memory_of_connections_starts_over_past_its_bound():
+    memory = idle.InboxMemory()
+    memory.MAX_ENTRIES = 2
+    for n in (1, 2, 3, 4):
+        memory.remember(f"pat:{n}", idle.InboxState(n, 0, 0, 0, None))
+    assert [memory.profile_id(f"pat:{n}") for n in (1, 2, 3, 4)] == [None, None, None, 4]
+
+
+def test_many_zero_timeout_polls_forget_only_the_stale_ones():
+    memory = idle.InboxMemory()
+    long_ago = time.monotonic() - 10 * idle.REPEAT_WINDOW_S
+    memory.zero_polls = {n: (0, long_ago) for n in range(10_000)}
+    memory.zero_poll(20_001, 5)  # a busy loop in progress
+    memory.zero_poll(20_002, 7)  # past the bound: the stale entries go, the recent one stays
+    assert sorted(memory.zero_polls) == [20_001, 20_002]
+    assert memory.wait_budget(20_001, 5, 0) == (idle.REPEAT_MIN_WAIT_S, idle.BUSY_LOOP_NOTE)
+    assert memory.wait_budget(3, 0, 0) == (0.0, None)

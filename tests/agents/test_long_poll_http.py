@@ -266,3 +266,18 @@ def test_only_get_is_allowed(asgi_server, pair):
     assert response.status_code == 405
     assert response.headers["allow"] == "GET"
     assert response.json() == {"error": {"code": "method_not_allowed", "message": "Use GET"}}
+
+
+def test_past_their_bound_the_remembered_token_keys_start_over(
+    asgi_server, agent_token, owner, member, monkeypatch
+):
+    monkeypatch.setattr(longpoll, "token_keys", {})
+    monkeypatch.setattr(longpoll, "MAX_TOKEN_KEYS", 1)
+    alice_token, alice = agent_token(owner, "alice-claude")
+    bob_token, bob = agent_token(member, "bob-codex")
+    send(alice, 1)
+    send_agent_message(sender=bob, to="alice-claude", body="back", idempotency_key="bob-m-0001")
+    for token, body in ((alice_token, "back"), (bob_token, "m1"), (alice_token, "back")):
+        response = wait(asgi_server, token, timeout_s=0, after_sequence=0)
+        assert [m["body"] for m in response.json()["messages"]] == [body]
+    assert list(longpoll.token_keys.values()) == [alice.connection_key]

@@ -4,7 +4,9 @@ they can read, after commit; strangers are not in a message's audience; no sessi
 import pytest
 from channels.testing import WebsocketCommunicator
 
-from agents.feed import audience
+from agents import feed as feed_module
+from agents.feed import audience, person_group, publish_message
+from agents.models import Message
 from agents.sending import send_agent_message, send_channel_message
 from osfoundry.asgi import application
 from tests.rooms.test_event_feed import session_headers
@@ -57,3 +59,23 @@ async def test_without_a_session_the_feed_is_refused():
     socket = feed([(b"host", b"127.0.0.1"), (b"origin", b"http://127.0.0.1")])
     connected, code = await socket.connect()
     assert not connected and code == 4401
+    # The server then reports the closed socket: the refused consumer ends cleanly (it joined
+    # no group to leave).
+    await socket.disconnect()
+
+
+def test_a_message_gone_before_its_signal_signals_nobody(owner, alice, bob, monkeypatch):
+    sent = []
+    monkeypatch.setattr(feed_module, "group_send", lambda group, event: sent.append(group))
+    message = send_agent_message(
+        sender=bob, to="alice-claude", body="gone", idempotency_key="bob-feed-04"
+    ).message
+    # Signalled after its commit; as again by a late publish while it is stored.
+    assert sent == [person_group(user_id) for user_id in sorted(audience(message))]
+    sent.clear()
+    publish_message(message.pk)
+    assert sent == [person_group(user_id) for user_id in sorted(audience(message))]
+    sent.clear()
+    Message.objects.filter(pk=message.pk).delete()
+    publish_message(message.pk)
+    assert sent == []

@@ -85,3 +85,60 @@ def test_the_console_shows_the_owners_agents_presence(client, owner, alice):
     html = client.get(reverse("agents:messages")).content.decode()
     assert 'data-agent="alice-claude"' in html
     assert "data-presence>listening<" in html
+
+
+@pytest.fixture
+def carol(profile_factory, stranger):
+    return profile_factory(stranger, "carol-agent")
+
+
+def counting_writes(monkeypatch) -> list:
+    writes = []
+    original = presence.record_listening
+
+    def counting(records):
+        writes.append(sorted(records))
+        original(records)
+
+    monkeypatch.setattr(presence, "record_listening", counting)
+    return writes
+
+
+async def test_waits_while_a_flush_is_scheduled_join_that_flush(alice, bob, carol, monkeypatch):
+    writes = counting_writes(monkeypatch)
+    monkeypatch.setattr(presence, "FLUSH_S", 0.2)
+    await wait(alice, timeout_s=0)  # written at once
+    await wait(bob, timeout_s=0)  # schedules the next flush
+    await wait(carol, timeout_s=0)  # one is scheduled already
+    await listening_until(carol)
+    assert writes == [[alice.pk], sorted([bob.pk, carol.pk])]
+    assert is_listening(await in_thread(reload)(bob))
+
+
+async def test_a_scheduled_flush_finding_its_records_written_writes_nothing(
+    alice, bob, carol, monkeypatch
+):
+    writes = counting_writes(monkeypatch)
+    takes = []
+    take_pending = presence.memory.take_pending
+    monkeypatch.setattr(presence.memory, "take_pending", lambda: takes.append(1) or take_pending())
+    monkeypatch.setattr(presence, "FLUSH_S", 0.2)
+    await wait(alice, timeout_s=0)  # written at once
+    await wait(bob, timeout_s=0)  # schedules the next flush
+    # FLUSH_S passes before the scheduled flush runs: the next wait writes at once, bob too.
+    presence.memory.last_flush -= 1
+    await wait(carol, timeout_s=0)
+    assert writes == [[alice.pk], sorted([bob.pk, carol.pk])]
+    while len(takes) < 3:  # the scheduled flush ran
+        await asyncio.sleep(0.01)
+    assert writes == [[alice.pk], sorted([bob.pk, carol.pk])]
+
+
+def test_the_presence_memory_starts_over_past_its_bound():
+    memory = presence.PresenceMemory()
+    memory.MAX_ENTRIES = 1
+    until = timezone.now()
+    for profile_id in (1, 2, 3):
+        memory.add(profile_id, until)
+    assert [memory.is_covered(n, until) for n in (1, 2, 3)] == [False, False, True]
+    assert memory.pending == {1: until, 2: until, 3: until}  # what waits to be written stays

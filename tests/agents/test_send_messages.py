@@ -334,3 +334,36 @@ def test_a_send_refuses_a_key_with_a_control_character_and_stores_nothing(
         assert error.value.message.endswith("; remove it from the key")
     assert not Message.objects.exists()
     assert not MessageKey.objects.exists()
+
+
+def test_a_channel_name_in_two_projects_needs_its_id_unless_the_token_has_a_project(
+    alice, bob, project, owner, member
+):
+    from agents.models import AccessToken
+    from agents.services import create_channel
+    from rooms.models import Project
+
+    other = Project.objects.create(name="Other")
+    other.members.add(owner, member)
+    ours = create_channel(project=project, name="general", members=[alice, bob])
+    theirs = create_channel(project=other, name="general", members=[alice, bob])
+
+    def post(channel, key):
+        return send_channel_message(sender=alice, channel=channel, body="hi", idempotency_key=key)
+
+    with pytest.raises(Invalid) as error:
+        post("#general", "k-000001")
+    assert error.value.field == "channel"
+    assert "'#general' names channels in several projects; pass the channel id" in str(
+        error.value.message
+    )
+    assert not Message.objects.exists()
+    assert post(str(theirs.pk), "k-000002").message.channel == theirs
+    # alice's token is given a project (an admin's edit): the name is no longer ambiguous,
+    # and the other project's channel is out of its reach.
+    token_id = int(alice.connection_key.removeprefix("pat:"))
+    AccessToken.objects.filter(pk=token_id).update(project=project)
+    assert post("general", "k-000003").message.channel == ours
+    with pytest.raises(NotFound):
+        post(str(theirs.pk), "k-000004")
+    assert Message.objects.filter(channel=theirs).count() == 1

@@ -130,3 +130,18 @@ async def test_the_wait_tool_moves_the_cursor_only_after_the_response(agent_toke
     for fn in ctx._after_response:  # what the protocol does once it was
         await fn()
     assert await sync_to_async(stored)() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_an_empty_wait_through_the_tool_leaves_nothing_to_confirm(agent_token, member):
+    def setup():
+        bob_token, bob = agent_token(member, "bob-codex")
+        ctx = context(bob_token)
+        connection.close()
+        return ctx, bob
+
+    ctx, bob = await sync_to_async(setup)()
+    tool = BY_NAME["wait_for_messages"]
+    page = await tool.handler(ctx, tool.arguments(timeout_s=0))
+    assert page == {"messages": [], "next_after_sequence": 0, "has_more": False}
+    assert ctx._after_response == []  # the stored cursor has nowhere to move

@@ -1,4 +1,5 @@
 import asyncio
+import itertools
 import time
 
 import pytest
@@ -193,3 +194,67 @@ async def test_an_after_sequence_below_the_stored_cursor_delivers_again(alice, b
     assert [m["sequence"] for m in everything.messages] == [1, 2, 3]
     await in_thread(bob.refresh_from_db)()
     assert bob.last_delivered_sequence == 3  # re-reading never moves the cursor back
+
+
+async def test_hints_that_skip_an_entry_make_the_wait_read_the_database(alice, bob, monkeypatch):
+    held = []
+    monkeypatch.setattr(wakeups, "notify", lambda keys, hints=None: held.append((keys, hints)))
+    waiting = asyncio.create_task(wait(bob, after_sequence=0, timeout_s=50))
+    await parked()
+    await send(alice, "bob-codex", "large", "key-00001")
+    await send(alice, "bob-codex", "small", "key-00002")
+    (first_keys, _), (second_keys, second_hints) = held
+    # Both wake-ups reach the waiter before it runs, the first without its entry (too large
+    # to travel): the hints start at sequence 2, so they cannot make the page alone.
+    wakeups.registry.wake_local(first_keys)
+    wakeups.registry.wake_local(second_keys, second_hints)
+    page = await asyncio.wait_for(waiting, 10)
+    assert [(m["sequence"], m["body"]) for m in page.messages] == [(1, "large"), (2, "small")]
+
+
+class Switching:
+    """load_profile for a connection whose profile changes to `later` once `switch` is set."""
+
+    def __init__(self, first, later):
+        self.first, self.later, self.switched = first, later, False
+        self.reads = 0
+
+    def __call__(self):
+        self.reads += 1
+        profile = self.later if self.switched else self.first
+        return AgentProfile.objects.get(pk=profile.pk), None
+
+
+async def test_a_parked_wait_whose_connection_changed_profile_hands_over_nothing(
+    alice, bob, monkeypatch
+):
+    connection_loader = Switching(bob, alice)
+    waiting = asyncio.create_task(
+        wait_for_messages(connection="pat:moved", load_profile=connection_loader, timeout_s=1)
+    )
+    await parked()
+    connection_loader.switched = True  # the connection now speaks for alice
+    reads = connection_loader.reads
+    notify = wakeups.notify
+    monkeypatch.setattr(wakeups, "notify", lambda keys, hints=None: notify(keys))
+    await send(alice, "bob-codex", "for bob only", "key-00001")
+    page, receipt = await asyncio.wait_for(waiting, 10)
+    assert connection_loader.reads > reads  # the wake-up checked the connection again
+    assert (page.messages, page.next_after_sequence, receipt) == ([], 0, None)
+    monkeypatch.setattr(wakeups, "notify", notify)
+    await send(bob, "alice-claude", "for alice", "key-00002")
+    page, _receipt = await wait_for_messages(
+        connection="pat:moved", load_profile=connection_loader, timeout_s=0
+    )
+    assert [m["body"] for m in page.messages] == ["for alice"]
+
+
+async def test_a_connection_whose_profile_keeps_changing_is_an_error_and_parks_nothing(alice, bob):
+    profiles = itertools.cycle([alice, bob])
+
+    def flapping():
+        return AgentProfile.objects.get(pk=next(profiles).pk), None
+
+    with pytest.raises(RuntimeError, match="keeps changing"):
+        await wait_for_messages(connection="pat:flapping", load_profile=flapping, timeout_s=50)
+    assert wakeups.registry.count() == 0
