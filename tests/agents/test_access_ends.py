@@ -211,3 +211,20 @@ def test_a_parked_room_poll_answers_401_when_its_person_is_deactivated(
     response = call.answer()
     assert response.status_code == 401
     assert 'error="invalid_token"' in response.headers["www-authenticate"]
+
+
+@pytest.mark.parametrize("clear", ["room", "person"])
+def test_a_parked_room_poll_ends_when_the_members_are_cleared(
+    asgi_server, room, agent, token_factory, clear
+):
+    # clear() sends one pre_clear signal, naming no member: from the Room's side or the person's.
+    token = token_factory(agent)
+    arguments = {"resource_type": "room", "resource_id": str(room.pk), "timeout_s": 50}
+    call = ParkedCall(asgi_server, token, "poll_resource_events", arguments)
+    if clear == "room":
+        room.members.clear()
+    else:
+        agent.member_rooms.clear()
+    result = call.answer().json()["result"]
+    assert result["isError"] is True
+    assert result["structuredContent"]["error"]["code"] == "not_found"
