@@ -237,3 +237,20 @@ def test_clearing_memberships_takes_the_agents_out_of_the_channels_and_wakes_the
     assert [sorted(keys) for keys in notified] == [
         sorted([ACCESS_KEY, *(agent_key(p.pk) for p in left)])
     ]
+
+
+@pytest.mark.parametrize("clear", ["room", "person"])
+def test_a_parked_room_poll_ends_when_the_members_are_cleared(
+    asgi_server, room, agent, token_factory, clear
+):
+    # clear() sends one pre_clear signal, naming no member: from the Room's side or the person's.
+    token = token_factory(agent)
+    arguments = {"resource_type": "room", "resource_id": str(room.pk), "timeout_s": 50}
+    call = ParkedCall(asgi_server, token, "poll_resource_events", arguments)
+    if clear == "room":
+        room.members.clear()
+    else:
+        agent.member_rooms.clear()
+    result = call.answer().json()["result"]
+    assert result["isError"] is True
+    assert result["structuredContent"]["error"]["code"] == "not_found"

@@ -4,8 +4,8 @@ import pytest
 from django.urls import reverse
 
 from rooms.models import LauncherApp, Proposal, Repository, RepositoryVersion, RoomEvent
-from rooms.services import approve_proposal, propose_snippet
-from tests.rooms.helpers import propose
+from rooms.services import approve_proposal, propose_repo_version, propose_snippet
+from tests.rooms.helpers import APP, propose, stored_unchecked
 
 
 def test_room_admin_searches_and_edits_members_inline(admin_client, room, member):
@@ -28,6 +28,46 @@ def test_proposal_admin_is_read_only_with_a_highlighted_preview(admin_client, ro
     assert "&lt;b&gt;x&lt;/b&gt;" in html
     assert 'name="_save"' not in html
     assert admin_client.get(reverse("admin:rooms_proposal_add")).status_code == 403
+
+
+def test_a_repo_proposal_preview_links_to_its_version_page(admin_client, room, agent, project):
+    repository = Repository.objects.create(project=project, name="timer")
+    version = RepositoryVersion.objects.create(
+        repository=repository, commit_hash="b" * 40, files={"src/App.tsx": APP}
+    )
+    proposal = propose_repo_version(
+        caller=agent,
+        room_id=str(room.pk),
+        name="Timer from git",
+        repository_id=str(repository.pk),
+        version_id=str(version.pk),
+        idempotency_key="repo-admin-01",
+    ).proposal
+    html = admin_client.get(reverse("admin:rooms_proposal_change", args=[proposal.pk])).content
+    url = reverse("rooms:version", args=[repository.pk, version.pk])
+    assert f'<a href="{url}">Review {version} in the console</a>'.encode() in html
+    assert b'class="admin-code"' not in html  # the version page shows the files, not admin
+
+
+def test_a_large_file_is_left_to_the_review_card(admin_client, room, agent, files):
+    data = "export const rows = [\n" + "  1,\n" * 30_000 + "];\n"
+    proposal = propose(room, agent, {**files, "src/rows.ts": data})
+    html = admin_client.get(reverse("admin:rooms_proposal_change", args=[proposal.pk])).content
+    assert (
+        b"<code>src/rows.ts</code></strong> \xc2\xb7 146.5\xc2\xa0KB<p>large file: open the review"
+        in html
+    )
+    assert b"<code>src/App.tsx</code>" in html and b'class="admin-code"' in html
+
+
+def test_a_stored_binary_file_is_named_not_shown(admin_client, room, agent, files):
+    # Proposals refuse binary files now; a row stored with one still opens in admin.
+    proposal = stored_unchecked(room, agent, files={**files, "logo.png": None})
+    html = admin_client.get(reverse("admin:rooms_proposal_change", args=[proposal.pk])).content
+    assert (
+        b"<code>logo.png</code></strong> \xc2\xb7 0\xc2\xa0bytes<p>binary file not shown</p>"
+        in html
+    )
 
 
 def test_events_are_read_only(admin_client, room, agent, files):

@@ -131,3 +131,25 @@ def test_version_page_marks_the_characters_a_proposal_would_refuse(client, owner
     assert html.count('<span class="uc uc-refused"') == 4
     assert 'title="U+202E RIGHT-TO-LEFT OVERRIDE"' in html
     assert "\u202e" not in html and "\u2066" not in html
+
+
+def test_a_version_without_an_app_or_readme_opens_at_its_first_file(
+    client, owner, project, version
+):
+    version.files = {"lib/util.ts": "export const one = 1;\n", "index.html": "<p>hi</p>\n"}
+    version.save(update_fields=["files"])
+    project.members.add(owner)
+    client.force_login(owner)
+    html = client.get(version_url(version)).content.decode()
+    assert '<span class="file-path"><bdi>lib/util.ts</bdi></span>' in html  # folders first
+    assert "data-readme" not in html
+
+
+def test_a_lower_case_readme_is_the_versions_readme(client, owner, project, version):
+    version.files = {"readme.md": "# Lower case\n", "notes.txt": "plain\n"}
+    version.save(update_fields=["files"])
+    project.members.add(owner)
+    client.force_login(owner)
+    html = client.get(version_url(version)).content.decode()
+    assert '<h2 class="small muted">readme.md</h2>' in html and "<h1>Lower case</h1>" in html
+    assert '<span class="file-path"><bdi>notes.txt</bdi></span>' in html

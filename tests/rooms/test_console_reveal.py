@@ -67,6 +67,12 @@ def test_words_that_mix_latin_with_cyrillic_or_greek_are_flagged():
     assert reveal("const ο = 'micr\u03bfsoft';").words[0].scripts == ("Latin", "Greek")
 
 
+def test_digits_and_underscores_in_a_mixed_word_belong_to_no_script():
+    (word,) = reveal("const p\u0430y_2 = 1; const \u0430_1 = 2;\n").words
+    assert (word.word, word.scripts) == ("p\u0430y_2", ("Latin", "Cyrillic"))
+    assert word.odd == ("\u0430 U+0430 CYRILLIC SMALL LETTER A",)  # not "_" nor "2"
+
+
 def test_one_script_words_and_latin_with_japanese_are_not_flagged():
     text = "const café = 'naïve'; const Ελλάδα = 'Москва'; const ReactのButton = '日本語かな';"
     assert reveal(text).words == []

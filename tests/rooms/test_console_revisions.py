@@ -202,6 +202,13 @@ def test_a_revision_page_is_read_only_with_its_diff(client, owner, member, agent
     assert client.get(reverse("rooms:revision", args=[app.room_id, app.pk, 9])).status_code == 404
 
 
+def test_the_only_revision_has_no_diff(client, member, app):
+    client.force_login(member)
+    html = client.get(reverse("rooms:revision", args=[app.room_id, app.pk, 1])).content.decode()
+    assert "It is the current revision." in html
+    assert "Changes from rev" not in html and "// v2" not in html
+
+
 def test_strangers_see_no_history(client, stranger, app):
     client.force_login(stranger)
     assert client.get(reverse("rooms:revisions", args=[app.room_id, app.pk])).status_code == 404
@@ -234,6 +241,25 @@ def test_tab_actions_from_the_room_page(client, owner, member, room, app):
     )
     assert "Only the Room owner can remove a tab" in refused.content.decode()
     assert not LauncherApp.objects.get(pk=app.pk).is_removed
+
+
+def test_moving_a_tab_returns_to_the_page_it_was_posted_from(client, owner, room, agent, app):
+    poll = {"src/App.tsx": "export default function App() {\n  return <p>Poll</p>;\n}\n"}
+    second = approve_proposal(
+        owner=owner, proposal_id=propose(room, agent, poll, key="k-2", name="Poll").pk
+    )
+    client.force_login(owner)
+    here = reverse("rooms:app", args=[room.pk, second.pk])
+    left = reverse("rooms:tab_action", args=[room.pk, second.pk, "move-left"])
+    moved = client.post(left, {"next": here})
+    assert moved.status_code == 302 and moved["Location"] == here
+    assert list(room.apps.order_by("position").values_list("pk", flat=True)) == [second.pk, app.pk]
+    # Another site's address ("//host" keeps the scheme) is never a place to return to.
+    right = reverse("rooms:tab_action", args=[room.pk, second.pk, "move-right"])
+    back = client.post(right, {"next": "//evil.example/rooms/"}, follow=True)
+    assert back.redirect_chain == [(reverse("rooms:room", args=[room.pk]), 302)]
+    assert "Moved “Poll” right." in back.content.decode()
+    assert list(room.apps.order_by("position").values_list("pk", flat=True)) == [app.pk, second.pk]
 
 
 def test_a_tab_is_an_address(client, member, room, app):

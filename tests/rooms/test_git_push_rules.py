@@ -2,12 +2,17 @@
 requests git would never send."""
 
 import base64
+import io
 
 import httpx
+import pytest
+from dulwich.object_format import DEFAULT_OBJECT_FORMAT
 from dulwich.object_store import MemoryObjectStore
 from dulwich.objects import Blob, Commit, Tree
+from dulwich.pack import write_pack_objects
 
-from rooms.models import GitObject, Repository
+from osfoundry.errors import Invalid
+from rooms.models import GitObject, GitRef, Repository
 from rooms.repositories import read_snapshot
 
 
@@ -36,20 +41,59 @@ def test_a_snapshot_keeps_text_and_lists_binary_files_without_nul_anywhere():
     assert snapshot.message == "Fix\ufffd it"
 
 
-def test_a_push_of_garbage_is_an_unpack_error_not_a_500(asgi_server, project, agent, token_factory):
-    project.members.add(agent)
-    Repository.objects.create(project=project, name="timer")
-    auth = base64.b64encode(f"agent:{token_factory(agent)}".encode()).decode()
-    line = b"0" * 40 + b" " + b"1" * 40 + b" refs/heads/main\0report-status side-band-64k"
-    body = b"%04x" % (len(line) + 4) + line + b"0000" + b"PACK not really a pack"
-    response = httpx.post(
-        f"{asgi_server.url}/git/Demo/timer.git/git-receive-pack",
-        content=body,
+def test_a_snapshot_leaves_submodules_out():
+    store, sha = commit_with(b"m", {b"a.txt": b"hello\n"})
+    tree = store[store[sha].tree]
+    tree.add(b"vendor", 0o160000, b"1" * 40)  # a gitlink: a commit of another repository
+    store.add_object(tree)
+    commit = store[sha]
+    commit.tree = tree.id
+    store.add_object(commit)
+    assert read_snapshot(store.__getitem__, commit.id).files == {"a.txt": "hello\n"}
+
+
+def test_a_ref_to_anything_but_a_commit_is_no_snapshot():
+    store, sha = commit_with(b"m", {b"a.txt": b"hello\n"})
+    tree_sha = store[sha].tree
+    with pytest.raises(Invalid) as refused:
+        read_snapshot(store.__getitem__, tree_sha)
+    assert refused.value.message == f"{tree_sha.decode()} is not a commit"
+    assert refused.value.field == "ref"
+
+
+def receive_pack(server, token, new: bytes, pack: bytes) -> httpx.Response:
+    auth = base64.b64encode(f"agent:{token}".encode()).decode()
+    line = b"0" * 40 + b" " + new + b" refs/heads/main\0report-status side-band-64k"
+    return httpx.post(
+        f"{server.url}/git/Demo/timer.git/git-receive-pack",
+        content=b"%04x" % (len(line) + 4) + line + b"0000" + pack,
         headers={
             "Authorization": f"Basic {auth}",
             "Content-Type": "application/x-git-receive-pack-request",
         },
     )
+
+
+def test_a_branch_pushed_at_a_tree_is_refused_and_nothing_is_stored(
+    asgi_server, project, agent, token_factory
+):
+    project.members.add(agent)
+    Repository.objects.create(project=project, name="timer")
+    store, sha = commit_with(b"m", {b"a.txt": b"hello\n"})
+    tree = store[store[sha].tree]
+    pack = io.BytesIO()
+    write_pack_objects(pack.write, [store[tree[b"a.txt"][1]], tree], DEFAULT_OBJECT_FORMAT)
+    response = receive_pack(asgi_server, token_factory(agent), tree.id, pack.getvalue())
+    assert response.status_code == 200
+    assert f"error: {tree.id.decode()} is not a commit".encode() in response.content
+    assert b"ng refs/heads/main rejected by policy" in response.content
+    assert not GitObject.objects.exists() and not GitRef.objects.exists()
+
+
+def test_a_push_of_garbage_is_an_unpack_error_not_a_500(asgi_server, project, agent, token_factory):
+    project.members.add(agent)
+    Repository.objects.create(project=project, name="timer")
+    response = receive_pack(asgi_server, token_factory(agent), b"1" * 40, b"PACK not really a pack")
     assert response.status_code == 200
     assert b"unpack " in response.content and b"unpack ok" not in response.content
     assert not GitObject.objects.exists()

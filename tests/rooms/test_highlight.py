@@ -58,6 +58,14 @@ def test_a_file_is_highlighted_once_then_served_from_the_cache(monkeypatch):
     assert calls == ["src/a.ts"]
 
 
+def test_a_file_of_a_megabyte_or_more_is_sized_in_megabytes():
+    assert highlight.collapse_reason("a line of text\n" * 100_000) == "large file: 1.4 MB"
+    assert highlight.collapse_reason("é" * 524_288) == (  # bytes, not characters
+        "large file: 1.0 MB, long line: 524,288 characters"
+    )
+    assert highlight.collapse_reason("x" * (1024 * 1024 - 1)).startswith("large file: 1,024 KB")
+
+
 def test_file_views_keep_large_files_for_later():
     views = highlight.file_views({"big.ts": "a" * 200_000, "src/App.tsx": "x", "b.bin": "\x00"})
     by_path = {view.path: view for view in views}

@@ -137,3 +137,53 @@ def test_an_engine_that_cannot_start_says_why(monkeypatch, tmp_path):
             engine.check({"src/App.tsx": APP}, timeout=5)
     finally:
         engine.close()
+
+
+def test_an_error_of_the_checking_script_itself_is_raised_and_the_context_kept():
+    from py_mini_racer import JSEvalException
+
+    engine = Engine()
+    try:
+        racer = engine._ready()
+        with pytest.raises(JSEvalException, match="TypeError"):
+            engine.check(None, timeout=5)  # type: ignore[arg-type]  # JSON null: not files
+        assert engine._racer is racer  # below the memory limit: nothing to replace
+        assert engine.check(SMALL, timeout=5)["src/App.tsx"]["default_export"] is True
+    finally:
+        engine.close()
+
+
+def test_a_syntax_probe_past_the_memory_limit_reports_nothing_and_replaces_the_context(
+    monkeypatch,
+):
+    engine = Engine()
+    try:
+        racer = engine._ready()
+        # Where V8 crosses the limit depends on when it collects: say it did, during the probe.
+        monkeypatch.setattr(racer, "was_hard_memory_limit_reached", lambda: True)
+        assert engine.syntax_report("const = ;\n", timeout=5) is None
+        assert engine._racer is None
+        report = engine.syntax_report("const = ;\n", timeout=5)  # a context of its own again
+        assert report is not None and "SyntaxError: Unexpected token '='" in report
+    finally:
+        engine.close()
+
+
+def test_after_a_fork_the_engine_leaves_the_parents_context_alone_and_starts_over():
+    engine = Engine()
+    try:
+        engine.warm()
+        parents = engine._racer
+        engine._after_fork()  # what os.register_at_fork runs in the child
+        assert engine._racer is None and not engine.is_warm
+        assert jsengine._abandoned[-1][0] is parents  # kept referenced: never finalised
+        assert engine.check(SMALL, timeout=5)["src/App.tsx"]["default_export"] is True
+        assert engine._racer is not parents
+        before = len(jsengine._abandoned)
+        engine.close()
+        engine._after_fork()  # no context yet: nothing to abandon
+        assert len(jsengine._abandoned) == before and engine._racer is None
+    finally:
+        engine.close()
+        if jsengine._abandoned and jsengine._abandoned[-1][0] is parents:
+            jsengine._abandoned.pop()[0].close()  # in this process it is safe to close

@@ -42,6 +42,14 @@ def test_everyone_but_the_owner_gets_404(client, request, proposal, who):
     assert "App.tsx" not in response.content.decode()
 
 
+def test_anonymous_is_asked_to_log_in(client, proposal):
+    response = client.get(preview_url(proposal))
+    assert response.status_code == 401
+    assert response.json() == {
+        "error": {"code": "login_required", "message": "Log in again to open this app"}
+    }
+
+
 def test_a_decided_proposal_is_no_longer_previewed(client, owner, proposal):
     approve_proposal(owner=owner, proposal_id=proposal.pk)
     client.force_login(owner)

@@ -5,7 +5,7 @@ found. A snippet-sized app is checked within its push, and git prints the verdic
 import pytest
 
 from osfoundry.errors import Invalid
-from rooms import repositories, runchecks
+from rooms import repositories, runchecks, runnable, versionchecks
 from rooms.models import Repository, RepositoryVersion
 from rooms.repositories import Snapshot, list_room_repositories, pin_version
 from rooms.runnable import Problem, RunCheck
@@ -86,7 +86,7 @@ def test_a_snippet_sized_app_gets_its_verdict_in_the_push(
     assert "checking now" not in pushes[0] + pushes[1]
 
 
-def test_a_push_breaking_a_character_rule_is_told_so_at_once(
+def test_a_push_breaking_a_character_rule_is_told_so_at_once_and_on_every_branch_after(
     asgi_server, project, agent, token_factory, tmp_path, files
 ):
     # Proposing a version runs only the runnability check: these problems are named here.
@@ -103,6 +103,11 @@ def test_a_push_breaking_a_character_rule_is_told_so_at_once(
     assert f"({version.short_hash}): cannot run in the Room:" in push
     assert "remote:   src/Note.ts:1:27: bidirectional control U+202E" in push
     assert version.is_runnable is False  # stored before the answer, no check to wait for
+    # The same commit pushed to another branch: its stored verdict, named again in full.
+    again = git(work, "push", url, "main:topic", home=home).stderr
+    assert f"({version.short_hash}): cannot run in the Room:" in again
+    assert "remote:   src/Note.ts:1:27: bidirectional control U+202E" in again
+    assert RepositoryVersion.objects.get().pk == version.pk
 
 
 def test_listing_checks_a_version_not_checked_yet_and_stores_its_verdict(room, agent, files):
@@ -138,3 +143,34 @@ def test_proposing_a_version_not_checked_yet_refuses_it_when_it_cannot_run(room,
 def test_proposing_a_version_not_checked_yet_that_runs_makes_its_card(room, agent, files):
     version = unchecked(room.project, files, "d" * 40)
     assert propose(room, agent, version).proposal.repository_version == version
+
+
+def test_a_check_cut_short_by_its_deadline_is_not_remembered(room, files, monkeypatch):
+    # Long `?.` chains are quadratic in Sucrase: with a tight deadline a small file is too slow.
+    chain = "const v = a?.b?.c?.d?.e?.f?.g?.h?.i?.j?.k?.l?.m?.n?.o?.p?.q?.r?.s?.t;\n"
+    version = unchecked(room.project, files | {"src/Slow.ts": chain * 250}, "e" * 40)  # ~1 s
+    monkeypatch.setattr(runnable, "CHECK_BASE_SECONDS", 0.05)
+    monkeypatch.setattr(runnable, "CHECK_SECONDS_PER_MB", 0.0)
+    (problem,) = repositories.check_pinned_version(version)
+    assert problem.startswith("src/Slow.ts:1:1: took too long to compile")
+    version.refresh_from_db()
+    assert version.is_runnable is None
+    monkeypatch.setattr(runnable, "CHECK_BASE_SECONDS", 60.0)  # the next reader checks again
+    assert repositories.check_pinned_version(version) == []
+    version.refresh_from_db()
+    assert version.is_runnable is True
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_checking_thread_skips_versions_gone_or_judged_and_checks_the_rest(room, files, caplog):
+    judged = unchecked(room.project, files, "1" * 40)
+    repositories.record_verdict(judged, is_runnable=False)  # say a reader judged it meanwhile
+    gone = unchecked(room.project, files, "2" * 40)
+    gone_id = gone.pk
+    gone.delete()
+    fresh = unchecked(room.project, files, "3" * 40)
+    versionchecks.check_later([judged.pk, gone_id, fresh.pk])
+    assert wait_for_verdict(fresh) is True  # one thread, in order: the others came first
+    judged.refresh_from_db()
+    assert judged.is_runnable is False  # not checked again (its files would run)
+    assert "failed" not in caplog.text
