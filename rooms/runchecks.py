@@ -70,16 +70,14 @@ def run_problems_beside(rule_problems: list[str], files: dict[str, str]) -> list
     return [ErrorProblem(str(problem), field=f"files.{problem.path}") for problem in problems]
 
 
-def refuse_unless_runnable(rule_problems: list[str], check: RunCheck | None) -> None:
-    """Raise Invalid naming every problem at once: the snippet rules' and the runtime's. The
-    field is `files.<path>` of the first file that cannot run, when only the runtime objects."""
-    run_problems = check.problems if check else []
-    if not rule_problems and not run_problems:
-        return
-    message = "; ".join(rule_problems + [str(problem) for problem in run_problems])
-    if rule_problems:
-        raise Invalid(message, code="invalid_files", field="files")
-    raise Invalid(message, code="not_runnable", field=f"files.{run_problems[0].path}")
+def refuse_unless_runnable(check: RunCheck | None) -> None:
+    """Raise Invalid naming every problem that keeps the app from running, at once; the field
+    is `files.<path>` of the first file that cannot run. (The snippet rules' problems were
+    refused before, with the run problems beside them: run_problems_beside.)"""
+    problems = check.problems if check else []
+    if problems:
+        message = "; ".join(str(problem) for problem in problems)
+        raise Invalid(message, code="not_runnable", field=f"files.{problems[0].path}")
 
 
 def proposal_check(proposal: Proposal) -> RunCheck:

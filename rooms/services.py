@@ -112,7 +112,7 @@ def propose_files(
     # Text the rules accept, compiled as the Room will run it (after the replay: a retry of a
     # proposal that was accepted is answered without compiling it again).
     check = runchecks.check_snippet(files)
-    runchecks.refuse_unless_runnable([], check)
+    runchecks.refuse_unless_runnable(check)
     content = {
         "kind": "snippet",
         "name": name,
@@ -160,7 +160,7 @@ def propose_repo_version(
     name = check_name(name)
     version = access.get_version_in_project(room.project, repository_id, version_id)
     check = runchecks.check_version(version)
-    runchecks.refuse_unless_runnable([], check)
+    runchecks.refuse_unless_runnable(check)
     update = repositories.repo_update_target(room, version)
     target = Target(fields=update[0], content=update[1]) if update else None
     content = {"kind": "repo", "name": name, "version_id": str(version.pk)}
