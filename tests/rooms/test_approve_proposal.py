@@ -2,9 +2,12 @@ import threading
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from osfoundry.errors import Conflict, Forbidden, NotFound
+from rooms import tabs
 from rooms.models import LauncherApp, Proposal
+from rooms.revisions import propose_update
 from rooms.services import approve_proposal, decline_proposal, propose_snippet
 
 
@@ -147,3 +150,47 @@ def test_approving_a_proposal_that_does_not_exist_is_not_found(owner, db):
         f"Proposal '{missing}' not found",
     )
     assert not LauncherApp.objects.exists()
+
+
+def test_approval_links_the_proposal_to_its_new_app(owner, proposal_factory):
+    proposal = proposal_factory()
+    app = approve_proposal(owner=owner, proposal_id=proposal.pk)
+    proposal.refresh_from_db()
+    assert proposal.app_id == app.pk and proposal.as_dict()["instance_id"] == str(app.pk)
+
+
+def test_adding_an_app_links_the_proposal_in_hand_too(owner, proposal_factory):
+    proposal = proposal_factory()
+    now = timezone.now()
+    app = tabs.add_app(proposal, owner=owner, at=now)
+    assert proposal.app is app and Proposal.objects.get(pk=proposal.pk).app_id == app.pk
+    assert (app.position, app.build_updated_at, app.build_updated_by) == (0, now, owner)
+
+
+def test_the_build_state_is_dated_by_the_decision_that_set_it(owner, agent, proposal_factory):
+    proposal = proposal_factory()
+    app = approve_proposal(owner=owner, proposal_id=proposal.pk)
+    proposal.refresh_from_db()
+    app.refresh_from_db()
+    assert (app.build_updated_at, app.build_updated_by) == (proposal.decided_at, owner)
+    update = propose_update(
+        caller=agent,
+        room_id=str(app.room_id),
+        instance_id=str(app.pk),
+        files={**proposal.files, "src/App.tsx": proposal.files["src/App.tsx"] + "// v2\n"},
+        idempotency_key="update-0001",
+    ).proposal
+    approve_proposal(owner=owner, proposal_id=update.pk)
+    update.refresh_from_db()
+    app.refresh_from_db()
+    assert app.build_updated_at == update.decided_at > proposal.decided_at
+    assert (app.build_state, app.build_updated_by) == ("ready", owner)
+
+
+def test_a_long_check_summary_is_cut_to_what_the_tab_keeps(owner, proposal_factory):
+    proposal = proposal_factory()
+    Proposal.objects.filter(pk=proposal.pk).update(run_summary="r" * 500)
+    app = approve_proposal(owner=owner, proposal_id=proposal.pk)
+    app.refresh_from_db()
+    assert app.build_detail == ("Checked when proposed: " + "r" * 500)[:500]
+    assert len(app.build_detail) == 500 and app.build_detail.endswith("r")

@@ -9,8 +9,9 @@ import pytest
 from django.db import connection
 
 from osfoundry.errors import Conflict
-from rooms import services
-from rooms.models import LauncherApp, Proposal, RoomEvent
+from rooms import revisions, services
+from rooms.models import LauncherApp, Proposal, ReviewComment, RoomEvent
+from rooms.revisions import request_changes
 from rooms.services import approve_proposal, decline_proposal, propose_snippet
 
 pytestmark = [
@@ -44,13 +45,19 @@ def decline(owner, proposal):
     decline_proposal(owner=owner, proposal_id=proposal.pk, reason="not now")
 
 
+def request(owner, proposal):
+    comment = {"path": "src/App.tsx", "line_start": 1, "body": "Rename this"}
+    request_changes(owner=owner, proposal_id=proposal.pk, summary="later", comments=[comment])
+
+
 @pytest.mark.parametrize(
     ("late", "first", "status", "event"),
     [
         (approve, decline, Proposal.Status.DECLINED, "proposal.declined"),
         (decline, approve, Proposal.Status.APPROVED, "proposal.approved"),
+        (request, approve, Proposal.Status.APPROVED, "proposal.approved"),
     ],
-    ids=["approval-meets-decline", "decline-meets-approval"],
+    ids=["approval-meets-decline", "decline-meets-approval", "changes-meet-approval"],
 )
 def test_a_decision_that_meets_another_at_the_update_is_refused(
     owner, room, agent, files, monkeypatch, late, first, status, event
@@ -70,9 +77,9 @@ def test_a_decision_that_meets_another_at_the_update_is_refused(
         finally:
             connection.close()
 
-    monkeypatch.setattr(
-        services, "lock_pending_for_owner", checked_without_the_lock(checked, go_on)
-    )
+    unlocked = checked_without_the_lock(checked, go_on)
+    monkeypatch.setattr(services, "lock_pending_for_owner", unlocked)
+    monkeypatch.setattr(revisions, "lock_pending_for_owner", unlocked)
     deciding = threading.Thread(target=decide_late_in_another_transaction)
     deciding.start()
     assert checked.wait(10)
@@ -90,5 +97,8 @@ def test_a_decision_that_meets_another_at_the_update_is_refused(
     proposal.refresh_from_db()
     assert proposal.status == status
     assert LauncherApp.objects.exists() is (status == Proposal.Status.APPROVED)
-    decisions = RoomEvent.objects.filter(type__in=["proposal.approved", "proposal.declined"])
+    decisions = RoomEvent.objects.filter(type__startswith="proposal.").exclude(
+        type="proposal.created"
+    )
     assert list(decisions.values_list("type", flat=True)) == [event]
+    assert not ReviewComment.objects.exists()

@@ -7,8 +7,9 @@ import pytest
 from django.db import connection
 
 from osfoundry.errors import Conflict
-from rooms.models import LauncherApp
-from rooms.revisions import propose_update
+from rooms import runchecks
+from rooms.models import LauncherApp, Proposal, ProposalKey
+from rooms.revisions import propose_update, revise_proposal
 from rooms.services import approve_proposal
 from rooms.tabs import rollback_app
 from tests.rooms.helpers import propose
@@ -79,3 +80,31 @@ def test_a_rollback_racing_an_approval_one_wins(room, owner, agent, files):
     assert app.revision == 3 and app.revisions.count() == 3
     pending.refresh_from_db()
     assert pending.status == ("approved" if outcomes[0] == "ok" else "pending")
+
+
+def test_a_proposal_approved_while_its_revision_is_checked_is_not_revised(
+    room, owner, agent, files, monkeypatch
+):
+    first = propose(room, agent, files)
+    real_check = runchecks.check_snippet
+
+    def approved_meanwhile(checked_files):
+        # The owner approves after revise_proposal read the proposal as pending, before the
+        # revision is stored under the proposal's lock.
+        approve_proposal(owner=owner, proposal_id=first.pk)
+        return real_check(checked_files)
+
+    monkeypatch.setattr(runchecks, "check_snippet", approved_meanwhile)
+    with pytest.raises(Conflict) as caught:
+        revise_proposal(
+            caller=agent,
+            proposal_id=str(first.pk),
+            files={**files, "src/App.tsx": files["src/App.tsx"] + "\n// late\n"},
+            idempotency_key="revise-late-0001",
+        )
+    assert (caught.value.code, caught.value.field) == ("already_decided", "proposal_id")
+    assert caught.value.message == (
+        "This proposal was approved; propose an update of its app instead (propose_room_app_update)"
+    )
+    assert list(Proposal.objects.values_list("pk", "status")) == [(first.pk, "approved")]
+    assert not ProposalKey.objects.filter(operation="revise_proposal").exists()

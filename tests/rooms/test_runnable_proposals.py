@@ -174,6 +174,22 @@ def test_a_repository_version_without_its_entry_is_refused(room, agent, project)
     assert_nothing_stored()
 
 
+def test_a_repository_version_with_too_much_app_code_is_refused(room, agent, project):
+    # Five files of 1,000,000 bytes (the most a pushed file may have) and the entry: over the
+    # 5,000,000 bytes the Room runs in the browser. Outside src/ nothing counts.
+    data = {f"src/data{n}.json": "0" * 1_000_000 for n in range(5)}
+    files = {"src/App.tsx": APP, **data, "assets/data.json": "1" * 1_000_000}
+    version = version_of(project, files)
+    total = 5_000_000 + len(APP)
+    with pytest.raises(Invalid) as refused:
+        propose_version(room, agent, version)
+    assert refused.value.message == (
+        f"src/App.tsx:1:1: {version} has {total} bytes of app code under src/; the Room runs "
+        "at most 5000000 bytes in the browser; trim src/ and propose that version."
+    )
+    assert_nothing_stored()
+
+
 def test_a_repository_version_runs_from_src_and_names_what_never_runs(room, agent, project):
     files = {
         "src/App.tsx": APP,

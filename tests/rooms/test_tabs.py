@@ -154,3 +154,27 @@ def test_a_revision_an_app_does_not_have_is_not_found(room, owner, member, apps)
         app_revision(member, room.pk, apps[0].pk, 2)
     assert caught.value.field == "revision"
     assert caught.value.message == "“Timer” has no revision 2"
+
+
+def test_a_removed_tab_is_not_moved(room, owner, member, apps):
+    call(remove_app, owner, apps[1])
+    for direction in ("left", "right"):
+        with pytest.raises(Conflict) as caught:
+            call(move_app, owner, apps[1], direction=direction)
+        assert (caught.value.code, caught.value.message) == (
+            "removed",
+            "“Board” is removed; restore it first",
+        )
+    assert names(room, member) == ["Timer", "Poll"]
+    assert last_event(owner, room)["type"] == "app.removed"
+
+
+def test_a_rollback_from_a_revision_the_app_left_names_both_revisions(owner, agent, files, apps):
+    update_and_approve(apps[0], owner, agent, files, "v2")
+    with pytest.raises(Conflict) as caught:
+        call(rollback_app, owner, apps[0], to_revision=1, expected_revision=1)
+    assert (caught.value.code, caught.value.field) == ("stale_revision", "base_revision")
+    assert caught.value.message == (
+        "“Timer” moved on to rev 2 since you read rev 1; the card now shows the changes "
+        "against rev 2. Review them and decide again"
+    )
