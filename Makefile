@@ -6,10 +6,11 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 WORKERS ?= 1
 # Lines and branches of the apps the suite must run, together (make test fails below).
-COVERAGE_FLOOR ?= 95
-# Branches alone, per package (tools/coverage/branch_floor.py). Issue 17 asks for 95; measured
-# 89-91 on 2026-12-01: held below that so that no package loses branches meanwhile.
-BRANCH_FLOOR ?= 88
+# Measured 98.5% on 2026-12-02.
+COVERAGE_FLOOR ?= 97
+# Branches alone, per package (tools/coverage/branch_floor.py): each `if` taken both ways by
+# some test. Measured on 2026-12-02 (SQLite lane): osfoundry 98.4, rooms 97.1, agents 99.2.
+BRANCH_FLOOR ?= 95
 
 .PHONY: run test lint fmt mutants check-python venv install install-dev browser proxy serve
 
