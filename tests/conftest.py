@@ -27,7 +27,7 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _close_kept_connections(django_db_setup, django_db_blocker):
+def _close_kept_connections(django_db_setup):
     # Threads that outlive a test keep their database connections: the async routes' database
     # threads (osfoundry/dbthreads.py) and asgiref's one thread for sync code run from async
     # code. PostgreSQL drops the test database only once no session uses it.
@@ -40,23 +40,27 @@ def _close_kept_connections(django_db_setup, django_db_blocker):
     shutdown_database_threads()
     SyncToAsync.single_thread_executor.submit(connections.close_all).result(15)
     # Whatever thread of an in-process live server is left (Django streams a file through a
-    # thread of its own) may still hold one: end those sessions, on PostgreSQL only.
+    # thread of its own, a version check may still run) may hold one, or open one after this
+    # point: end those sessions right before the drop, on PostgreSQL only.
     connection = connections["default"]
-    # Only when a test database was set up: a run of tests that use none (tests/faults) has
-    # nothing to end, and the configured database itself may not exist.
-    is_test_database = connection.settings_dict["NAME"] == connection.creation._get_test_db_name()
-    if connection.vendor == "postgresql" and is_test_database:
-        with django_db_blocker.unblock(), connection.cursor() as cursor:
-            others = "FROM pg_stat_activity WHERE datname = current_database()"
-            others += " AND pid <> pg_backend_pid()"
-            cursor.execute(f"SELECT pg_terminate_backend(pid) {others}")
-            # pg_terminate_backend only signals: wait until the sessions are gone, or dropping
-            # the database fails ("is being accessed by other users") and it is left behind.
-            for _ in range(100):
-                cursor.execute(f"SELECT count(*) {others}")
-                if not cursor.fetchone()[0]:
-                    break
-                time.sleep(0.05)
+    if connection.vendor == "postgresql":  # called only when a test database is dropped
+        creation = connection.creation
+        drop = creation._destroy_test_db
+
+        def end_sessions_then_drop(test_database_name, verbosity):
+            with creation._nodb_cursor() as cursor:
+                others = "FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()"
+                cursor.execute(f"SELECT pg_terminate_backend(pid) {others}", [test_database_name])
+                # pg_terminate_backend only signals: wait until the sessions are gone, or the
+                # drop fails ("is being accessed by other users") and leaves the database.
+                for _ in range(100):
+                    cursor.execute(f"SELECT count(*) {others}", [test_database_name])
+                    if not cursor.fetchone()[0]:
+                        break
+                    time.sleep(0.05)
+            drop(test_database_name, verbosity)
+
+        creation._destroy_test_db = end_sessions_then_drop
 
 
 @pytest.fixture(autouse=True, scope="session")
