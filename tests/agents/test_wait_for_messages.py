@@ -9,7 +9,7 @@ from agents import idle, inbox
 from agents.idle import BUSY_LOOP_NOTE
 from agents.inbox import read_inbox, record_delivered, wait_for_messages
 from agents.models import AgentProfile, agent_key
-from agents.sending import send_agent_message
+from agents.sending import send_agent_message, send_channel_message
 from osfoundry import wakeups
 from osfoundry.auth import Unauthenticated
 from osfoundry.disconnect import DisconnectWatcher
@@ -136,7 +136,7 @@ async def test_an_after_sequence_beyond_the_latest_message_is_refused(bob):
 
 async def test_a_repeated_zero_timeout_waits_instead_of_spinning(alice, bob):
     first = await wait(bob, after_sequence=0, timeout_s=0)
-    assert first.note is None
+    assert first.as_dict() == {"messages": [], "next_after_sequence": 0, "has_more": False}
     waiting = asyncio.create_task(wait(bob, after_sequence=0, timeout_s=0))
     await parked()  # the repeat parks rather than answering at once
     await send(alice, "bob-codex", "while you wait", "key-00001")
@@ -288,16 +288,24 @@ async def unnotified(monkeypatch, *sends):
     monkeypatch.setattr(wakeups, "notify", notify)
 
 
-def test_a_page_is_one_query_of_the_callers_own_inbox(alice, bob, django_assert_num_queries):
-    for n in (1, 2, 3):
+def test_a_page_is_one_query_of_the_callers_own_inbox(
+    alice, bob, channel_factory, django_assert_num_queries
+):
+    channel_factory(members=[alice, bob])
+    for n in (1, 2):
         send_agent_message(sender=alice, to="bob-codex", body=f"m{n}", idempotency_key=f"key-0{n}")
+    send_channel_message(
+        sender=alice, channel="general", to="bob-codex", body="m3", idempotency_key="key-03"
+    )
     send_agent_message(sender=bob, to="alice-claude", body="not for bob", idempotency_key="key-04")
     with django_assert_num_queries(1):
         page = read_inbox(profile_id=bob.pk, after_sequence=0, limit=3)
-        assert [(m["from"], m["body"]) for m in page.messages] == [
-            ("alice-claude", "m1"),
-            ("alice-claude", "m2"),
-            ("alice-claude", "m3"),
+        assert [
+            (m["from"], m["body"], m.get("channel", {}).get("name")) for m in page.messages
+        ] == [
+            ("alice-claude", "m1", None),
+            ("alice-claude", "m2", None),
+            ("alice-claude", "m3", "general"),
         ]
     assert (page.next_after_sequence, page.has_more) == (3, False)
 
