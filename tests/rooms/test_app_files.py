@@ -3,6 +3,7 @@
 import pytest
 from django.urls import reverse
 
+from rooms import snippets
 from rooms.models import Repository, RepositoryVersion
 from rooms.services import approve_proposal, propose_repo_version, propose_snippet
 from tests.refusals import refused_by_view
@@ -97,3 +98,31 @@ def test_repository_version_without_entry_says_why(client, room, agent, owner):
     error = response.json()["error"]
     assert error["code"] == "not_runnable"
     assert "has no src/App.tsx" in error["message"]
+
+
+def test_a_repository_version_runs_up_to_the_runtimes_byte_limit(
+    client, room, agent, owner, monkeypatch
+):
+    monkeypatch.setattr(snippets, "RUNNABLE_MAX_BYTES", 60)
+    repository = Repository.objects.create(project=room.project, name="big")
+    entry = {"src/App.tsx": "x" * 50}
+    versions = [
+        RepositoryVersion.objects.create(
+            repository=repository, commit_hash=commit * 40, files={**entry, "src/b.ts": extra}
+        )
+        for commit, extra in (("c", "y" * 10), ("d", "y" * 11))
+    ]
+    apps = [
+        approve_proposal(owner=owner, proposal_id=stored_unchecked(room, agent, version=v).pk)
+        for v in versions
+    ]
+    client.force_login(owner)
+    at_the_limit = client.get(files_url(apps[0]))
+    assert at_the_limit.json()["files"] == {**entry, "src/b.ts": "y" * 10}
+    over = client.get(files_url(apps[1]))
+    assert over.status_code == 409
+    assert over.json()["error"]["code"] == "not_runnable"
+    assert over.json()["error"]["message"] == (
+        f"{versions[1]} has 61 bytes of app code under src/; the Room runs at most 60 bytes in "
+        "the browser; trim src/ and propose that version."
+    )

@@ -74,6 +74,27 @@ def test_identical_pending_content_with_a_fresh_key_returns_the_same_card(room, 
     assert ProposalKey.objects.filter(proposal=first.proposal).count() == 2
 
 
+def test_the_answer_says_whether_it_is_new_a_replay_or_the_pending_card(room, agent, files):
+    def told(result):
+        data = result.as_dict()
+        return data["replay"], data["duplicate_of_pending"], data["warnings"], data.get("note")
+
+    first = propose(room, agent, files, "random-key-1")
+    assert told(first) == (False, False, [], None)
+    assert told(propose(room, agent, files, "random-key-1")) == (
+        True,
+        False,
+        [],
+        "Replay: this idempotency_key was already used with these arguments.",
+    )
+    assert told(propose(room, agent, files, "random-key-2")) == (
+        False,
+        True,
+        [],
+        "Identical content from you is already pending in this Room: same card.",
+    )
+
+
 def test_identical_content_after_a_decision_is_a_new_card(room, owner, agent, files):
     from rooms.services import decline_proposal
 

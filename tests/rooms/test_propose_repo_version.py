@@ -2,9 +2,9 @@ import subprocess
 
 import pytest
 
-from osfoundry.errors import Invalid, NotFound
+from osfoundry.errors import Conflict, Invalid, NotFound, Unavailable
 from rooms.gitimport import import_repo_version
-from rooms.models import Project, Proposal, Repository, RepositoryVersion
+from rooms.models import Project, Proposal, ProposalKey, Repository, RepositoryVersion, Room
 from rooms.services import propose_repo_version
 from tests.rooms.helpers import APP
 
@@ -34,6 +34,7 @@ def test_a_pinned_version_becomes_a_pending_repo_proposal(room, agent, version):
     assert proposal.kind == Proposal.Kind.REPO
     assert proposal.repository_version == version
     assert proposal.file_count == 2
+    assert proposal.total_bytes == len(APP.encode())  # the binary logo.png counts nothing
     assert proposal.files == {}
 
 
@@ -52,6 +53,75 @@ def test_version_and_repository_must_match(room, agent, version, project):
     with pytest.raises(Invalid) as error:
         propose(room, agent, version, repository_id=str(other.pk))
     assert error.value.field == "version_id"
+
+
+def test_a_retry_is_a_replay_and_the_key_with_other_arguments_a_conflict(
+    room, agent, version, room_factory
+):
+    first = propose(room, agent, version).proposal
+    again = propose(room, agent, version)
+    assert (again.replay, again.proposal.pk) == (True, first.pk)
+    assert list(ProposalKey.objects.values_list("operation", "key", "proposal")) == [
+        ("propose_repo_version", "repo-key-01", first.pk)
+    ]
+    other_version = RepositoryVersion.objects.create(
+        repository=version.repository, commit_hash="e" * 40, files={"src/App.tsx": APP}
+    )
+    other_repository = Repository.objects.create(project=room.project, name="other")
+    other_room = room_factory(members=[agent])
+    for changed in (
+        {"name": "Another name"},
+        {"version_id": str(other_version.pk)},
+        {"repository_id": str(other_repository.pk)},
+        {"room_id": str(other_room.pk)},
+    ):
+        with pytest.raises(Conflict) as error:
+            propose(room, agent, version, **changed)
+        assert error.value.code == "idempotency_key_reused", changed
+    assert list(Proposal.objects.values_list("pk", flat=True)) == [first.pk]
+
+
+def test_each_version_is_a_card_of_its_own_and_the_same_one_again_is_that_card(
+    room, agent, version
+):
+    first = propose(room, agent, version).proposal
+    same = propose(room, agent, version, idempotency_key="repo-key-02")
+    assert (same.duplicate_of_pending, same.proposal.pk) == (True, first.pk)
+    newer = RepositoryVersion.objects.create(
+        repository=version.repository, commit_hash="e" * 40, files={"src/App.tsx": APP}
+    )
+    second = propose(room, agent, newer, idempotency_key="repo-key-03")
+    assert not second.duplicate_of_pending
+    assert second.proposal.repository_version == newer
+    assert Proposal.objects.pending().count() == 2
+
+
+def test_a_name_or_key_that_cannot_be_shown_is_refused(room, agent, version):
+    with pytest.raises(Invalid) as error:
+        propose(room, agent, version, name="Timer\x00")
+    assert (error.value.code, error.value.field) == ("invalid_name", "name")
+    with pytest.raises(Invalid) as error:
+        propose(room, agent, version, idempotency_key="repo-key-\x1b")
+    assert error.value.field == "idempotency_key"
+    assert not Proposal.objects.exists()
+
+
+def test_a_local_room_takes_no_repository_proposal(room_factory, agent, version):
+    local = room_factory(kind=Room.Kind.LOCAL, members=[agent])
+    with pytest.raises(Unavailable) as error:
+        propose(local, agent, version)
+    assert (error.value.code, error.value.field) == ("local_room", "room_id")
+    assert not Proposal.objects.exists()
+
+
+def test_the_cards_run_summary_is_cut_to_500_characters(room, agent, version):
+    unused = {f"src/{'never_imported_' * 4}{n}.ts": "export const x = 1;\n" for n in range(12)}
+    version.files = {**version.files, **unused}
+    version.save()
+    proposal = propose(room, agent, version).proposal
+    proposal.refresh_from_db()
+    assert len(proposal.run_summary) == 500
+    assert proposal.run_summary.startswith("src/App.tsx and the 0 files it loads. Never loaded")
 
 
 def git(path, *args):

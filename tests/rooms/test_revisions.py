@@ -3,6 +3,7 @@
 import pytest
 
 from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound
+from rooms import revisions
 from rooms.events import room_events_after
 from rooms.models import AppRevision, LauncherApp, Proposal, ReviewComment
 from rooms.revisions import propose_update, read_proposal, request_changes, revise_proposal
@@ -255,6 +256,51 @@ def test_only_the_latest_revision_of_ones_own_open_proposal_is_revised(
             caller=agent, proposal_id=str(latest.pk), files=latest.files, idempotency_key="rev-5"
         )
     assert "identical to revision 2" in caught.value.message
+
+
+def test_revising_an_earlier_revision_names_the_latest_one(room, agent, files):
+    first = propose(room, agent, files)
+    second = revise_proposal(
+        caller=agent, proposal_id=str(first.pk), files=changed(files, "2"), idempotency_key="rev-2"
+    ).proposal
+    third = revise_proposal(
+        caller=agent, proposal_id=str(second.pk), files=changed(files, "3"), idempotency_key="rev-3"
+    ).proposal
+    propose(room, agent, changed(files, "another app"), key="other-0001")  # a line of its own
+    with pytest.raises(Conflict) as caught:
+        revise_proposal(
+            caller=agent,
+            proposal_id=str(first.pk),
+            files=changed(files, "4"),
+            idempotency_key="rev-4",
+        )
+    assert (caught.value.code, caught.value.field) == ("already_revised", "proposal_id")
+    assert caught.value.message == (
+        f"Proposal {str(first.pk)!r} was already revised; revise its latest revision, "
+        f"{str(third.pk)!r}"
+    )
+    assert Proposal.objects.filter(previous=third).count() == 0
+
+
+def test_a_proposal_approved_while_it_was_revised_is_refused_under_the_lock(
+    room, owner, agent, files, monkeypatch
+):
+    first = propose(room, agent, files)
+    seen_pending = Proposal.objects.get(pk=first.pk)  # what the revision read before the lock
+    approve_proposal(owner=owner, proposal_id=first.pk)
+    monkeypatch.setattr(revisions, "get_proposal_for_user", lambda caller, pk: seen_pending)
+    with pytest.raises(Conflict) as caught:
+        revise_proposal(
+            caller=agent,
+            proposal_id=str(first.pk),
+            files=changed(files, "late"),
+            idempotency_key="rev-1",
+        )
+    assert (caught.value.code, caught.value.field) == ("already_decided", "proposal_id")
+    assert caught.value.message == (
+        "This proposal was approved; propose an update of its app instead (propose_room_app_update)"
+    )
+    assert list(Proposal.objects.values_list("pk", "status")) == [(first.pk, "approved")]
 
 
 def test_an_approved_proposal_is_not_revised(app, agent, files):

@@ -115,3 +115,5 @@ def test_blank_name_is_refused(room, agent):
             caller=agent, room_id=str(room.pk), name="  ", files=ENTRY, idempotency_key="key-01234"
         )
     assert error.value.field == "name"
+    assert error.value.message == "name: must not be empty; give the app a short title"
+    assert not Proposal.objects.exists()

@@ -1,0 +1,44 @@
+"""Helpers of the tests of agents.inbox.wait_for_messages."""
+
+import asyncio
+
+from asgiref.sync import sync_to_async
+from django.db import connection
+
+from agents.inbox import wait_for_messages
+from agents.models import AgentProfile
+from agents.sending import send_agent_message
+from osfoundry import wakeups
+
+
+def in_thread(fn):
+    """sync_to_async that leaves no connection open in its thread (the test database must
+    be droppable at the end of the run)."""
+
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            connection.close()
+
+    return sync_to_async(run)
+
+
+def send(sender, to, body, key):
+    return in_thread(send_agent_message)(sender=sender, to=to, body=body, idempotency_key=key)
+
+
+def loader(profile):
+    return lambda: (AgentProfile.objects.get(pk=profile.pk), None)
+
+
+async def wait(profile, **arguments):
+    page, _receipt = await wait_for_messages(
+        connection=f"test:{profile.pk}", load_profile=loader(profile), **arguments
+    )
+    return page
+
+
+async def parked(count=1):
+    while wakeups.registry.count() < count:
+        await asyncio.sleep(0.01)
