@@ -3,6 +3,8 @@ line numbers and the text of every row, files without a final newline, where wor
 and stop, and which files are shown as binary or plain. Plain-text files (.txt) keep each row's
 HTML readable."""
 
+import hashlib
+
 import pytest
 from django.utils.html import escape
 
@@ -184,3 +186,25 @@ def test_the_banner_tells_what_the_new_side_hides_and_nothing_for_a_removed_file
     assert file_diff("x\n", hidden).reveal.hidden_count == 1
     assert not file_diff(hidden, "x\n").reveal
     assert not file_diff(hidden, None).reveal
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("x\n", "y\n"), (None, ""), ("a\x00b", "text\n"), (None, "x\n"), ("x\n", None)],
+    ids=["modified", "empty-added", "binary", "added", "removed"],
+)
+def test_a_files_section_is_named_by_the_same_hash_of_its_path_as_on_the_card(old, new):
+    found = file_diff(old, new, path="src/app.ts")
+    digest = hashlib.sha256(b"src/app.ts").hexdigest()[:12]
+    assert (found.anchor, highlight.file_anchor("src/app.ts")) == (f"d-{digest}", f"f-{digest}")
+
+
+# difflib's autojunk leaves a line that fills more than 1% of a side of 200 lines or more
+# unmatched: fast on a large file, but a change there may take the repeated lines with it.
+def test_only_a_large_file_is_diffed_with_autojunk():
+    zeros = "0\n" * 100
+    small = file_diff(zeros + "1\n" + zeros, zeros + "2\n" + zeros)
+    assert (small.is_plain, small.added, small.removed) == (False, 1, 1)
+    assert [h.header for h in small.hunks] == ["@@ -98,7 +98,7 @@"]
+    large = file_diff(f"{LONG}\n{zeros}1\n{zeros}", f"{LONG}\n{zeros}2\n{zeros}")
+    assert large.is_plain and large.added == large.removed > 1

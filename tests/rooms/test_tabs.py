@@ -178,3 +178,22 @@ def test_a_rollback_from_a_revision_the_app_left_names_both_revisions(owner, age
         "“Timer” moved on to rev 2 since you read rev 1; the card now shows the changes "
         "against rev 2. Review them and decide again"
     )
+
+
+def test_every_revision_keeps_the_content_hash_of_the_proposal_it_shows(owner, agent, files, apps):
+    # The revision pages' diffs are cached under these hashes.
+    app = apps[0]
+    update_and_approve(app, owner, agent, files, "v2")
+    call(rollback_app, owner, app, to_revision=1, expected_revision=2)
+    revisions = list(app.revisions.select_related("proposal").order_by("number"))
+    assert [r.content_hash for r in revisions] == [r.proposal.content_hash for r in revisions]
+    first, second, rolled_back = (r.content_hash for r in revisions)
+    assert first == rolled_back != second and first
+
+
+def test_a_revision_comes_with_its_proposal_and_approver(
+    room, owner, member, apps, django_assert_num_queries
+):
+    _app, found = app_revision(member, room.pk, apps[1].pk, 1)
+    with django_assert_num_queries(0):
+        assert (found.proposal.name, found.approved_by.username) == ("Board", "owner")
