@@ -1,12 +1,17 @@
 """Idempotency keys and content of updates and revisions (SPEC §4): a retry with the same key and
 arguments gets the first card back; the same key with other arguments is refused; identical
-content already pending is the same card, and only when it continues the same app or line."""
+content already pending is the same card, and only when it continues the same app or line.
+
+Both hashes are stored (a key's request_hash, a card's content_hash, which agents also read back),
+so what each one covers is a stored format: changed, it would turn retries of requests sent before
+a deploy into "key reused" refusals and identical pending content into second cards."""
 
 import pytest
 
 from osfoundry.errors import Conflict
+from osfoundry.idempotency import canonical_hash
 from rooms.models import Proposal, ProposalKey
-from rooms.revisions import propose_update, revise_proposal
+from rooms.revisions import propose_update, read_proposal, revise_proposal
 from rooms.services import approve_proposal, decline_proposal
 from tests.rooms.helpers import propose
 
@@ -154,3 +159,60 @@ def test_two_lines_revised_to_the_same_content_stay_two_lines(room, owner, agent
     second = revise(agent, board, changed(files, "v2"), key="revise-0002", name="Same")
     assert second.is_new and second.proposal.pk != first.proposal.pk
     assert second.proposal.previous_id == board.pk and first.proposal.previous_id == timer.pk
+
+
+def key_hash(key, operation):
+    return ProposalKey.objects.get(key=key, operation=operation).request_hash
+
+
+def test_an_updates_key_and_content_hash_name_the_app_and_its_revision(apps, agent, files):
+    v2 = changed(files, "v2")
+    result = update(apps[0], agent, v2, name="Timer v2")
+    app = str(apps[0].pk)
+    assert key_hash("update-0001", "propose_update") == canonical_hash(
+        {
+            "op": "update",
+            "room_id": str(apps[0].room_id),
+            "instance_id": app,
+            "name": "Timer v2",
+            "files": v2,
+        }
+    )
+    content = {"kind": "snippet", "name": "Timer v2", "files": v2}
+    expected = canonical_hash(content | {"update_of": app, "base_revision": 1})
+    assert result.proposal.content_hash == expected
+    assert result.as_dict()["content_hash"] == expected
+
+
+def test_a_revisions_key_and_content_hash_name_its_line_and_iteration(room, agent, files):
+    root = propose(room, agent, files)
+    second = revise(agent, root, changed(files, "v2")).proposal
+    v3 = changed(files, "v3")
+    third = revise(agent, second, v3, key="revise-0002", name="Timer v3").proposal
+    assert key_hash("revise-0002", "revise_proposal") == canonical_hash(
+        {"op": "revise", "proposal_id": str(second.pk), "name": "Timer v3", "files": v3}
+    )
+    # The line is named by its first proposal, however many revisions it has.
+    assert third.content_hash == canonical_hash(
+        {"kind": "snippet", "name": "Timer v3", "files": v3}
+        | {"revision_of": str(root.pk), "iteration": 3}
+    )
+
+
+def test_a_revision_of_an_update_still_names_the_app_and_its_revision(apps, agent, files):
+    first = update(apps[0], agent, changed(files, "v2")).proposal
+    v3 = changed(files, "v3")
+    revision = revise(agent, first, v3).proposal
+    line = {"revision_of": str(first.pk), "iteration": 2}
+    target = {"update_of": str(apps[0].pk), "base_revision": 1}
+    assert revision.content_hash == canonical_hash(
+        {"kind": "snippet", "name": "Timer", "files": v3} | line | target
+    )
+
+
+def test_a_revision_takes_the_name_it_is_given_or_keeps_its_own(room, agent, files):
+    root = propose(room, agent, files, name="Timer")
+    renamed = revise(agent, root, changed(files, "v2"), name="Standup timer").proposal
+    kept = revise(agent, renamed, changed(files, "v3"), key="revise-0002").proposal
+    assert (renamed.name, kept.name) == ("Standup timer", "Standup timer")
+    assert read_proposal(agent, kept.pk)["name"] == "Standup timer"

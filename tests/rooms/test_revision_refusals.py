@@ -3,8 +3,15 @@ field and its code, says how to go on, and stores nothing."""
 
 import pytest
 
-from osfoundry.errors import Conflict, Invalid, NotFound
-from rooms.models import Proposal, ProposalKey, Repository, RepositoryVersion, ReviewComment
+from osfoundry.errors import Conflict, Invalid, NotFound, Unavailable
+from rooms.models import (
+    Proposal,
+    ProposalKey,
+    Repository,
+    RepositoryVersion,
+    ReviewComment,
+    Room,
+)
 from rooms.revisions import propose_update, request_changes, revise_proposal
 from rooms.services import approve_proposal, propose_repo_version
 from tests.rooms.helpers import propose
@@ -79,6 +86,42 @@ def test_the_owner_cannot_revise_the_agents_proposal(room, owner, agent, files):
     # The same answer as for a proposal that does not exist: nothing is given away.
     assert caught.value.message == f"Proposal {str(proposal.pk)!r} not found"
     assert list(Proposal.objects.values_list("pk", "status")) == [(proposal.pk, "pending")]
+
+
+def turn_local(room):
+    """What the admin can do to a cloud Room that already has proposals and apps."""
+    room.kind = Room.Kind.LOCAL
+    room.save(update_fields=["kind"])
+
+
+def assert_local_room_refused(caught):
+    assert (caught.value.code, caught.value.field) == ("local_room", "room_id")
+    assert caught.value.message == "Local Rooms are unavailable"
+
+
+def test_a_proposal_in_a_room_turned_local_is_not_revised(room, agent, files):
+    proposal = propose(room, agent, files)
+    turn_local(room)
+    with pytest.raises(Unavailable) as caught:
+        revise(agent, proposal, changed(files, "v2"))
+    assert_local_room_refused(caught)
+    assert list(Proposal.objects.values_list("pk", "status")) == [(proposal.pk, "pending")]
+    assert not ProposalKey.objects.filter(operation="revise_proposal").exists()
+
+
+def test_an_app_in_a_room_turned_local_is_not_updated(room, owner, agent, files):
+    app = approve_proposal(owner=owner, proposal_id=propose(room, agent, files).pk)
+    turn_local(room)
+    with pytest.raises(Unavailable) as caught:
+        propose_update(
+            caller=agent,
+            room_id=str(room.pk),
+            instance_id=str(app.pk),
+            files=changed(files, "v2"),
+            idempotency_key="update-0001",
+        )
+    assert_local_room_refused(caught)
+    assert list(Proposal.objects.values_list("status", flat=True)) == ["approved"]
 
 
 def test_a_repository_proposal_is_not_revised(agent, files, repo_proposal):
