@@ -1,7 +1,8 @@
-"""Small builders shared by the console tests."""
+"""Small builders shared by the rooms tests."""
 
 from osfoundry.idempotency import canonical_hash
 from rooms.models import Proposal
+from rooms.revisions import propose_update
 from rooms.services import propose_snippet
 from rooms.snippets import text_bytes
 
@@ -36,4 +37,19 @@ def stored_unchecked(room, agent, *, files=None, version=None, name="Old app"):
         content_hash=canonical_hash(content),
         file_count=len(stored_files),
         total_bytes=sum(text_bytes(text or "") for text in stored_files.values()),
+    )
+
+
+def changed(files, marker):
+    return {**files, "src/App.tsx": files["src/App.tsx"] + f"\n// {marker}\n"}
+
+
+def update(app, agent, files, *, key="update-0001", name=None):
+    return propose_update(
+        caller=agent,
+        room_id=str(app.room_id),
+        instance_id=str(app.pk),
+        files=files,
+        idempotency_key=key,
+        name=name,
     )

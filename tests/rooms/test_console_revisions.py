@@ -9,11 +9,7 @@ from django.urls import reverse
 from rooms.models import LauncherApp, Proposal, ReviewComment
 from rooms.revisions import propose_update, request_changes, revise_proposal
 from rooms.services import approve_proposal
-from tests.rooms.helpers import propose
-
-
-def changed(files, marker):
-    return {**files, "src/App.tsx": files["src/App.tsx"] + f"\n// {marker}\n"}
+from tests.rooms.helpers import changed, propose
 
 
 @pytest.fixture

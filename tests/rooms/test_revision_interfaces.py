@@ -6,6 +6,7 @@ from rooms import services
 from rooms.models import Proposal
 from rooms.revisions import request_changes
 from tests.mcpclient import call_tool
+from tests.rooms.helpers import changed
 
 
 def approved_app(room, agent, files):
@@ -13,10 +14,6 @@ def approved_app(room, agent, files):
         caller=agent, room_id=str(room.pk), name="Timer", files=files, idempotency_key="key-00001"
     ).proposal
     return services.approve_proposal(owner=room.owner, proposal_id=proposal.pk)
-
-
-def changed(files, marker):
-    return {**files, "src/App.tsx": files["src/App.tsx"] + f"\n// {marker}\n"}
 
 
 def test_update_review_revise_and_read_over_mcp(

@@ -11,16 +11,12 @@ import pytest
 from osfoundry.errors import Conflict
 from osfoundry.idempotency import canonical_hash
 from rooms.models import Proposal, ProposalKey
-from rooms.revisions import propose_update, read_proposal, revise_proposal
+from rooms.revisions import read_proposal, revise_proposal
 from rooms.services import approve_proposal, decline_proposal
-from tests.rooms.helpers import propose
+from tests.rooms.helpers import changed, propose, update
 
 REPLAY_NOTE = "Replay: this idempotency_key was already used with these arguments."
 SAME_CARD_NOTE = "Identical content from you is already pending in this Room: same card."
-
-
-def changed(files, marker):
-    return {**files, "src/App.tsx": files["src/App.tsx"] + f"\n// {marker}\n"}
 
 
 @pytest.fixture
@@ -29,17 +25,6 @@ def apps(room, owner, agent, files):
         approve_proposal(owner=owner, proposal_id=propose(room, agent, files, key=k, name=n).pk)
         for k, n in [("key-app-0001", "Timer"), ("key-app-0002", "Board")]
     ]
-
-
-def update(app, agent, files, *, key="update-0001", name=None):
-    return propose_update(
-        caller=agent,
-        room_id=str(app.room_id),
-        instance_id=str(app.pk),
-        files=files,
-        idempotency_key=key,
-        name=name,
-    )
 
 
 def revise(agent, proposal, files, *, key="revise-0001", name=None):

@@ -14,11 +14,7 @@ from rooms.models import (
 )
 from rooms.revisions import propose_update, request_changes, revise_proposal
 from rooms.services import approve_proposal, propose_repo_version
-from tests.rooms.helpers import propose
-
-
-def changed(files, marker):
-    return {**files, "src/App.tsx": files["src/App.tsx"] + f"\n// {marker}\n"}
+from tests.rooms.helpers import changed, propose
 
 
 @pytest.fixture

@@ -8,27 +8,12 @@ from rooms.events import room_events_after
 from rooms.models import AppRevision, LauncherApp, Proposal, ReviewComment
 from rooms.revisions import propose_update, read_proposal, request_changes, revise_proposal
 from rooms.services import approve_proposal, decline_proposal
-from tests.rooms.helpers import propose
-
-
-def changed(files, marker):
-    return {**files, "src/App.tsx": files["src/App.tsx"] + f"\n// {marker}\n"}
+from tests.rooms.helpers import changed, propose, update
 
 
 @pytest.fixture
 def app(room, owner, agent, files):
     return approve_proposal(owner=owner, proposal_id=propose(room, agent, files).pk)
-
-
-def update(app, agent, files, *, key="update-0001", name=None):
-    return propose_update(
-        caller=agent,
-        room_id=str(app.room_id),
-        instance_id=str(app.pk),
-        files=files,
-        idempotency_key=key,
-        name=name,
-    )
 
 
 def test_an_update_names_its_app_and_base_revision(app, agent, files):
