@@ -12,9 +12,9 @@ from rooms.models import (
     ReviewComment,
     Room,
 )
-from rooms.revisions import propose_update, request_changes, revise_proposal
+from rooms.revisions import request_changes, revise_proposal
 from rooms.services import approve_proposal, propose_repo_version
-from tests.rooms.helpers import changed, propose
+from tests.rooms.helpers import changed, propose, update
 
 
 @pytest.fixture
@@ -42,13 +42,7 @@ def revise(caller, proposal, files, key="revise-0001"):
 def test_a_repository_app_is_not_updated_with_files(room, owner, agent, files, repo_proposal):
     app = approve_proposal(owner=owner, proposal_id=repo_proposal.pk)
     with pytest.raises(Invalid) as caught:
-        propose_update(
-            caller=agent,
-            room_id=str(room.pk),
-            instance_id=str(app.pk),
-            files=changed(files, "v2"),
-            idempotency_key="update-0001",
-        )
+        update(app, agent, changed(files, "v2"))
     assert (caught.value.code, caught.value.field) == ("invalid", "instance_id")
     assert caught.value.message == (
         "instance_id: a repository app is updated by proposing a new pinned version "
@@ -63,13 +57,7 @@ def test_an_update_identical_to_the_running_revision_is_refused_as_unchanged(
 ):
     app = approve_proposal(owner=owner, proposal_id=propose(room, agent, files).pk)
     with pytest.raises(Invalid) as caught:
-        propose_update(
-            caller=agent,
-            room_id=str(room.pk),
-            instance_id=str(app.pk),
-            files=files,
-            idempotency_key="update-0001",
-        )
+        update(app, agent, files)
     assert (caught.value.code, caught.value.field) == ("unchanged", "files")
     assert caught.value.message == ("files: identical to “Standup timer” rev 1; nothing to review")
 
@@ -109,13 +97,7 @@ def test_an_app_in_a_room_turned_local_is_not_updated(room, owner, agent, files)
     app = approve_proposal(owner=owner, proposal_id=propose(room, agent, files).pk)
     turn_local(room)
     with pytest.raises(Unavailable) as caught:
-        propose_update(
-            caller=agent,
-            room_id=str(room.pk),
-            instance_id=str(app.pk),
-            files=changed(files, "v2"),
-            idempotency_key="update-0001",
-        )
+        update(app, agent, changed(files, "v2"))
     assert_local_room_refused(caught)
     assert list(Proposal.objects.values_list("status", flat=True)) == ["approved"]
 
