@@ -3,6 +3,8 @@
 Every error carries a stable `code` and a message that names the field and says how to fix it.
 """
 
+from collections.abc import Sequence
+
 from pydantic import ValidationError
 
 
@@ -126,11 +128,11 @@ class Problem(str):
         return problem
 
 
-def refuse(problems: list[str], *, field: str) -> None:
+def refuse(problems: Sequence[Problem]) -> None:
     """Raise one Invalid naming every problem, if there is any. Its field is the first problem's
-    (`field` for a problem that names none) and its code `invalid_<that field's root>`:
-    `invalid_files`, `invalid_name`, `invalid_idempotency_key`."""
+    and its code `invalid_<that field's root>`: `invalid_files`, `invalid_name`,
+    `invalid_idempotency_key`."""
     if problems:
-        first = getattr(problems[0], "field", field)
+        first = problems[0].field
         code = "invalid_" + first.split(".", 1)[0]
         raise Invalid("; ".join(problems), code=code, field=first)

@@ -37,7 +37,7 @@ IdempotencyKeyArg = Annotated[str, Field(min_length=KEY_MIN_CHARS, max_length=KE
 INSERT_ATTEMPTS = 3
 
 
-def key_problems(key: str) -> list[str]:
+def key_problems(key: str) -> list[Problem]:
     """Why `key` cannot be stored (control, bidirectional or lone surrogate characters), or [].
     Checked before the key is looked up: a NUL cannot even reach PostgreSQL."""
     return [
@@ -89,7 +89,7 @@ class IdempotentRequest[T: models.Model]:
     request_hash: str
 
     def __post_init__(self) -> None:
-        refuse(key_problems(self.key), field="idempotency_key")
+        refuse(key_problems(self.key))
 
     def previous(self) -> T | None:
         """What the key was used for with these same arguments, or None if it is new.

@@ -154,13 +154,13 @@ class Lines:
         return line, index - self.starts[line - 1] + 1
 
 
-def content_problems(path: str, text: str, *, field_name: str) -> list[str]:
+def content_problems(path: str, text: str, *, field_name: str) -> list[Problem]:
     """Every refused character in the file at `path`, as `path:line:col: what; the fix`."""
     found = list(refused_characters(text, allowed=FILE_CONTROLS))
     if not found:
         return []
     lines = Lines(text)
-    problems: list[str] = []
+    problems: list[Problem] = []
     for index, ch in found[:MAX_REPORTED_PER_FILE]:
         line, col = lines.position(index)
         problems.append(

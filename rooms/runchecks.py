@@ -57,11 +57,13 @@ def check_version(version: RepositoryVersion) -> RunCheck:
     return check
 
 
-def run_problems_beside(rule_problems: list[str], files: dict[str, str]) -> list[ErrorProblem]:
+def run_problems_beside(
+    rule_problems: list[ErrorProblem], files: dict[str, str]
+) -> list[ErrorProblem]:
     """What would keep the app from running, beside what the snippet rules already refused:
     the check runs on the files the rules accepted (a refused file is text the engine may not
     be given), so one answer lists every problem."""
-    refused = {getattr(problem, "field", "") for problem in rule_problems}
+    refused = {problem.field for problem in rule_problems}
     accepted = {path: text for path, text in files.items() if f"files.{path}" not in refused}
     if ENTRY not in accepted:
         return []  # the rules said the entry is missing or refused: nothing runs to check

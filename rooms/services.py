@@ -100,7 +100,7 @@ def propose_files(
     # Every problem at once, before the key is looked up: a NUL cannot even reach PostgreSQL.
     problems = key_problems(idempotency_key) + name_problems(name) + snippet_problems(files)
     if problems:
-        refuse([*problems, *runchecks.run_problems_beside(problems, files)], field="files")
+        refuse([*problems, *runchecks.run_problems_beside(problems, files)])
     request = proposal_request(
         caller, operation, idempotency_key, {**arguments, "name": name, "files": files}
     )
@@ -142,7 +142,7 @@ def propose_repo_version(
     idempotency_key: str,
 ) -> ProposalResult:
     room = get_room_for_user(caller, room_id, agent=True)
-    refuse(key_problems(idempotency_key) + name_problems(name), field="name")
+    refuse(key_problems(idempotency_key) + name_problems(name))
     request = proposal_request(
         caller,
         "propose_repo_version",

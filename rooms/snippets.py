@@ -58,7 +58,7 @@ def path_identity(path: str) -> str:
     return unicodedata.normalize("NFC", path).casefold()
 
 
-def name_problems(name: str) -> list[str]:
+def name_problems(name: str) -> list[Problem]:
     """Why `name`, an app's title, cannot be shown as it is ([]: it can)."""
     return [
         Problem(problem, field="name")
@@ -66,9 +66,9 @@ def name_problems(name: str) -> list[str]:
     ]
 
 
-def snippet_problems(files: dict[str, str]) -> list[str]:
+def snippet_problems(files: dict[str, str]) -> list[Problem]:
     """Every reason `files` cannot be proposed as a snippet, each with its fix ([]: none)."""
-    problems: list[str] = []
+    problems: list[Problem] = []
     count = len(files)
     if count == 0:
         return [Problem(f"files: empty; add at least {SNIPPET_ENTRY}", field="files")]
@@ -98,7 +98,7 @@ def snippet_problems(files: dict[str, str]) -> list[str]:
     return problems
 
 
-def file_problems(path: str, text: str) -> list[str]:
+def file_problems(path: str, text: str) -> list[Problem]:
     field = f"files.{visible(path)}"
     if problem := path_problem(path):
         return [Problem(f"unsafe path {path!r}: {problem}", field=field)]
@@ -117,8 +117,8 @@ def file_problems(path: str, text: str) -> list[str]:
     return problems
 
 
-def collisions(files: dict[str, str]) -> list[str]:
-    problems: list[str] = []
+def collisions(files: dict[str, str]) -> list[Problem]:
+    problems: list[Problem] = []
     seen: dict[str, str] = {}
     for path in files:
         if path_problem(path):

@@ -209,7 +209,7 @@ def move_app(
 
 @transaction.atomic
 def rename_app(*, owner: AnyUser, room_id, instance_id, name: str) -> LauncherApp:
-    refuse(name_problems(name), field="name")
+    refuse(name_problems(name))
     name = name.strip()
     if not name or len(name) > APP_NAME_MAX_CHARS:
         raise Invalid(

@@ -60,3 +60,26 @@ def test_proposing_the_version_the_app_runs_is_refused(room, owner, agent, repos
     assert (
         refused.value.field == "version_id" and "already runs this version" in refused.value.message
     )
+
+
+def test_a_version_proposed_again_after_the_app_moved_on_is_a_card_against_the_new_revision(
+    room, owner, agent, repository, files
+):
+    def edit(text):
+        return {**files, "src/App.tsx": files["src/App.tsx"] + f"\n// {text}\n"}
+
+    app = approve_proposal(
+        owner=owner,
+        proposal_id=propose(room, agent, version_of(repository, files, "a"), "k-0001").pk,
+    )
+    second = version_of(repository, edit("two"), "b")
+    waiting = propose(room, agent, second, "k-0002")
+    approve_proposal(
+        owner=owner,
+        proposal_id=propose(room, agent, version_of(repository, edit("3"), "c"), "k-3").pk,
+    )
+    # The same version again, now that the app is at rev 2: what it would replace changed, so
+    # it is not the rev-1 card still pending but a new one, with the diff against rev 2.
+    again = propose(room, agent, second, "k-0004")
+    assert again.pk != waiting.pk
+    assert (again.app_id, again.base_revision, waiting.base_revision) == (app.pk, 2, 1)
