@@ -246,7 +246,7 @@ def insert_proposal(
 def supersede(previous: Proposal) -> Proposal:
     """Lock the revision a new one continues; a pending one leaves the inbox (superseded).
     Declined and changes-requested revisions keep their decision on record."""
-    previous = Proposal.objects.select_for_update(of=("self",)).get(pk=previous.pk)
+    previous = Proposal.objects.select_for_update().get(pk=previous.pk)
     if Proposal.objects.filter(previous=previous).exists():
         latest = previous
         while (following := Proposal.objects.filter(previous=latest).first()) is not None:
