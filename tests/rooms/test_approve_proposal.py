@@ -4,7 +4,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from osfoundry.errors import Conflict, Forbidden, NotFound
+from osfoundry.errors import Conflict, NotFound
 from rooms import tabs
 from rooms.models import LauncherApp, Proposal
 from rooms.revisions import propose_update
@@ -83,8 +83,9 @@ def test_members_and_strangers_cannot_approve(member, stranger, proposal_factory
 def test_the_proposer_cannot_approve_its_own_proposal(agent, proposal_factory):
     # The agent is a member, so it gets the member's answer: the card does not exist for it.
     proposal = proposal_factory()
-    with pytest.raises((NotFound, Forbidden)):
+    with pytest.raises(NotFound) as refused:
         approve_proposal(owner=agent, proposal_id=proposal.pk)
+    assert refused.value.message == f"Proposal {str(proposal.pk)!r} not found"
     assert not LauncherApp.objects.exists()
 
 
