@@ -30,12 +30,8 @@ def fingerprint() -> str:
     return jsengine.fingerprint()
 
 
-def check_snippet(files: dict[str, str]) -> RunCheck | None:
-    """The verdict on a proposed snippet; None when it is over the size limits (the snippet
-    rules refuse it for that, and an app that size is not worth compiling)."""
-    total = sum(text_bytes(text) for text in files.values())
-    if len(files) > settings.SNIPPET_MAX_FILES or total > settings.SNIPPET_MAX_TOTAL_BYTES:
-        return None
+def check_snippet(files: dict[str, str]) -> RunCheck:
+    """The verdict on a snippet the rules accepted, compiled as the Room will run it."""
     return runnable.check_app(files)
 
 
@@ -67,17 +63,20 @@ def run_problems_beside(
     accepted = {path: text for path, text in files.items() if f"files.{path}" not in refused}
     if ENTRY not in accepted:
         return []  # the rules said the entry is missing or refused: nothing runs to check
-    check = check_snippet(accepted)
-    problems = check.problems if check else []
-    return [ErrorProblem(str(problem), field=f"files.{problem.path}") for problem in problems]
+    total = sum(text_bytes(text) for text in accepted.values())
+    if len(accepted) > settings.SNIPPET_MAX_FILES or total > settings.SNIPPET_MAX_TOTAL_BYTES:
+        return []  # refused for its size: an app that size is not worth compiling
+    return [
+        ErrorProblem(str(problem), field=f"files.{problem.path}")
+        for problem in check_snippet(accepted).problems
+    ]
 
 
-def refuse_unless_runnable(check: RunCheck | None) -> None:
+def refuse_unless_runnable(check: RunCheck) -> None:
     """Raise Invalid naming every problem that keeps the app from running, at once; the field
     is `files.<path>` of the first file that cannot run. (The snippet rules' problems were
     refused before, with the run problems beside them: run_problems_beside.)"""
-    problems = check.problems if check else []
-    if problems:
+    if problems := check.problems:
         message = "; ".join(str(problem) for problem in problems)
         raise Invalid(message, code="not_runnable", field=f"files.{problems[0].path}")
 

@@ -126,7 +126,7 @@ def propose_files(
         "content_hash": canonical_hash(content),
         "file_count": len(files),
         "total_bytes": sum(text_bytes(text) for text in files.values()),
-        "run_summary": runchecks.summary(check)[:500] if check else "",
+        "run_summary": runchecks.summary(check)[:500],
         **(target.fields if target else {}),
     }
     return with_warnings(store_proposal(request, room=room, fields=fields), check)

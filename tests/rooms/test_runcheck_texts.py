@@ -40,8 +40,13 @@ def test_the_summary_lists_ten_unused_files_then_an_ellipsis():
 
 
 def test_a_snippet_over_the_size_limits_is_not_compiled(settings, monkeypatch):
+    # The snippet rules refuse it for its size; the engine is not asked what else is wrong.
     settings.SNIPPET_MAX_FILES = 2
-    monkeypatch.setattr(runchecks.runnable, "check_app", lambda files: RunCheck())
+    settings.SNIPPET_MAX_TOTAL_BYTES = 10
+    failing = RunCheck(problems=[Problem("src/App.tsx", 1, 1, "does not compile")])
+    monkeypatch.setattr(runchecks.runnable, "check_app", lambda files: failing)
     files = {"src/App.tsx": "a", "src/b.ts": "b", "src/c.ts": "c"}
-    assert runchecks.check_snippet(files) is None  # the snippet rules refuse it for its size
-    assert runchecks.check_snippet(dict(list(files.items())[:2])) == RunCheck()
+    assert runchecks.run_problems_beside([], files) == []
+    assert runchecks.run_problems_beside([], {"src/App.tsx": "a" * 11}) == []
+    (problem,) = runchecks.run_problems_beside([], {"src/App.tsx": "a" * 10, "src/b.ts": ""})
+    assert (problem, problem.field) == ("src/App.tsx:1:1: does not compile", "files.src/App.tsx")
