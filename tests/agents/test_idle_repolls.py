@@ -15,6 +15,7 @@ from agents.tokens import revoke_access_token
 from osfoundry import wakeups
 from osfoundry.auth import Unauthenticated
 from osfoundry.wakeups import Registry
+from tests.polling import until_async
 
 from .test_wait_for_messages import in_thread, send
 
@@ -144,8 +145,7 @@ async def test_a_moved_stored_cursor_is_followed(alice, bob):
     # Another process wrote the response and moved the stored cursor; this one did not see it.
     await in_thread(record_delivered)(profile_id=bob.pk, sequence=1)
     waiting = asyncio.create_task(poll(loader, timeout_s=50))
-    while wakeups.registry.count() < 1:
-        await asyncio.sleep(0.01)
+    await until_async(lambda: wakeups.registry.count() >= 1, "the poll to park")
     await send(alice, "bob-codex", "two", "key-00002")
     page = await asyncio.wait_for(waiting, 10)
     assert [m["sequence"] for m in page.messages] == [2]

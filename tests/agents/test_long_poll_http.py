@@ -3,7 +3,6 @@ stored cursor that only moves for a response that was written."""
 
 import socket
 import threading
-import time
 
 import httpx
 import pytest
@@ -13,14 +12,7 @@ from agents.longpoll import PATH
 from agents.models import AgentProfile
 from agents.sending import send_agent_message
 from osfoundry import wakeups
-
-
-def until(condition, what, seconds=10):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        time.sleep(0.005)
+from tests.polling import until
 
 
 def parked(count):

@@ -11,6 +11,7 @@ from django.utils import timezone
 from agents import presence
 from agents.models import AgentProfile
 from agents.presence import PRESENCE_WINDOW, is_listening, presence_label
+from tests.polling import until_async
 
 from .test_wait_for_messages import in_thread, send, wait
 
@@ -22,9 +23,11 @@ def reload(profile):
 
 
 async def listening_until(profile):
-    while (found := await in_thread(reload)(profile)).listening_until is None:
-        await asyncio.sleep(0.01)
-    return found
+    async def listening():
+        found = await in_thread(reload)(profile)
+        return found if found.listening_until is not None else None
+
+    return await until_async(listening, "the profile to be marked listening")
 
 
 async def test_a_parked_wait_makes_the_agent_listening_until_it_ends(alice, bob):

@@ -10,6 +10,7 @@ import redis
 
 from osfoundry.wakeups import RedisBridge, Registry
 from osfoundry.wakeups.bridge import MAX_HINT_BYTES
+from tests.polling import until_async
 from tests.servers import require
 
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
@@ -23,8 +24,7 @@ def channel():
 
 
 async def subscribed(bridge, times=1):
-    while bridge.subscribed < times:
-        await asyncio.sleep(0.01)
+    await until_async(lambda: bridge.subscribed >= times, f"subscription number {times}")
 
 
 def kill_subscription(bridge):

@@ -3,7 +3,6 @@ message sent through the other (one Redis subscription per process routes the wa
 
 import os
 import threading
-import time
 import uuid
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -19,6 +18,7 @@ from osfoundry import wakeups
 from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH
 from rooms.models import Room
 from tests.mcpclient import rpc
+from tests.polling import until
 from tests.servers import database_url, require, start_uvicorn, stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,13 +59,6 @@ def workers(request, transactional_db, tmp_path):
     finally:
         for process, _url in started:
             stop_process(process)
-
-
-def until(condition, what: str, seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.01)
 
 
 def calls_counted(admin, prefix: str, token_key: str) -> int:

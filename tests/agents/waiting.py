@@ -1,7 +1,5 @@
 """Helpers of the tests of agents.inbox.wait_for_messages."""
 
-import asyncio
-
 from asgiref.sync import sync_to_async
 from django.db import connection
 
@@ -9,6 +7,7 @@ from agents.inbox import wait_for_messages
 from agents.models import AgentProfile
 from agents.sending import send_agent_message
 from osfoundry import wakeups
+from tests.polling import until_async
 
 
 def in_thread(fn):
@@ -40,5 +39,5 @@ async def wait(profile, **arguments):
 
 
 async def parked(count=1):
-    while wakeups.registry.count() < count:
-        await asyncio.sleep(0.01)
+    # A wait that answered or crashed instead of parking fails the test here, not hangs it.
+    await until_async(lambda: wakeups.registry.count() >= count, f"{count} parked waits")

@@ -19,14 +19,6 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def until(condition, what: str, seconds: float = 20, step: float = 0.02):
-    deadline = time.monotonic() + seconds
-    while not (result := condition()):
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(step)
-    return result
-
-
 def proposal_body(key: str) -> dict:
     files = {"src/App.tsx": f"export default function App() {{ return <p>{key}</p>; }}\n"}
     return {"name": f"App {key}", "files": files, "idempotency_key": key}

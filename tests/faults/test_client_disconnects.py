@@ -17,8 +17,8 @@ from tests.faults.clients import (
     proposal_body,
     proposals_and_cards,
     send,
-    until,
 )
+from tests.polling import until
 
 TIMES = 5  # disconnects per path
 DATABASE_THREADS = 4  # tests/faults/conftest.py gives each worker 4

@@ -17,8 +17,8 @@ from tests.faults.clients import (
     proposals_and_cards,
     propose,
     send,
-    until,
 )
+from tests.polling import until
 
 OUTAGE_S = 10
 assert OUTAGE_S * 2 < 50  # the retries below fit in one page of messages

@@ -10,7 +10,8 @@ import time
 import httpx
 import redis
 
-from tests.faults.clients import Feed, poll, propose, send, until
+from tests.faults.clients import Feed, poll, propose, send
+from tests.polling import until
 
 OUTAGE_S = 10
 

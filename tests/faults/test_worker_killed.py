@@ -17,6 +17,7 @@ from tests.faults.clients import (
     proposal_body,
     proposals_and_cards,
 )
+from tests.polling import until_async
 
 AGENTS = 200
 PROPOSALS = 20
@@ -72,8 +73,10 @@ async def test_a_worker_killed_mid_traffic_loses_and_doubles_nothing(crowd, depl
             asyncio.ensure_future(agent(parked, url, r["token"], 1 if n < MESSAGED else None))
             for n, r in enumerate(receivers)
         ]
-        while await asyncio.to_thread(parked_total, deployment) != AGENTS:
-            await asyncio.sleep(0.05)
+        await until_async(
+            lambda: asyncio.to_thread(lambda: parked_total(deployment) == AGENTS),
+            f"all {AGENTS} agents to park",
+        )
 
         def propose(n: int):
             return client.post(
@@ -101,8 +104,12 @@ async def test_a_worker_killed_mid_traffic_loses_and_doubles_nothing(crowd, depl
         received = await asyncio.wait_for(asyncio.gather(*agents[:MESSAGED]), 25)
         # The others polled on: every one of them is parked on the surviving worker now.
         survivor = deployment.workers[1].url
-        while (await asyncio.to_thread(health, survivor))["parked_waits"] != AGENTS - MESSAGED:
-            await asyncio.sleep(0.05)
+        await until_async(
+            lambda: asyncio.to_thread(
+                lambda: health(survivor)["parked_waits"] == AGENTS - MESSAGED
+            ),
+            "the other agents to park on the surviving worker",
+        )
         for waiting in agents[MESSAGED:]:
             waiting.cancel()
 

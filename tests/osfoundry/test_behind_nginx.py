@@ -5,7 +5,6 @@ it, and the proxy refuses a body far past our own limit."""
 import json
 import os
 import threading
-import time
 import uuid
 from urllib.parse import urlsplit
 
@@ -17,6 +16,7 @@ from websockets.sync.client import connect as websocket_connect
 
 from agents.longpoll import PATH as WAIT_PATH
 from rooms.models import Proposal
+from tests.polling import until
 from tests.proxy import deploy, require_nginx
 from tests.servers import database_url, require
 
@@ -44,13 +44,6 @@ def behind_nginx(transactional_db, tmp_path):
     deployment.prefix = prefix  # type: ignore[attr-defined]
     yield deployment
     deployment.stop()
-
-
-def until(condition, what: str, seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.01)
 
 
 def bearer(token: str) -> dict[str, str]:

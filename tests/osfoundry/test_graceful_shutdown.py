@@ -8,7 +8,6 @@ import os
 import signal
 import socket
 import threading
-import time
 from pathlib import Path
 
 import httpx
@@ -19,6 +18,7 @@ from websockets.sync.client import connect as websocket_connect
 
 from agents.longpoll import PATH as WAIT_PATH
 from rooms.models import Proposal
+from tests.polling import until
 from tests.servers import database_url, start_uvicorn, stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,13 +42,6 @@ def worker(transactional_db, tmp_path):
     yield process, url, tmp_path / "worker.log"
     if process.poll() is None:
         stop_process(process)
-
-
-def until(condition, what: str, seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.01)
 
 
 def start_partial_post(url: str, path: str, token: str, body: bytes) -> tuple[socket.socket, bytes]:

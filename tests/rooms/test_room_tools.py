@@ -10,6 +10,7 @@ from osfoundry import wakeups
 from rooms import services
 from rooms.models import Proposal, Room
 from tests.mcpclient import call_tool, connect
+from tests.polling import until_async
 from tests.rooms.helpers import APP
 
 
@@ -228,8 +229,7 @@ def test_poll_waiter_is_released_when_the_client_goes_away(asgi_server, room, ag
                     {"resource_type": "room", "resource_id": str(room.pk), "timeout_s": 50},
                 )
             )
-            while wakeups.registry.count() == 0:
-                await asyncio.sleep(0.01)
+            await until_async(wakeups.registry.count, "the poll to park")
             call.cancel()
 
     asyncio.run(run())

@@ -1,0 +1,79 @@
+"""A wait at its edges: the moment the caller's access ends, what presence records for a wait
+that answers at once or cannot wait at all, and which polls count as busy re-polls. The clock
+is frozen on a presence bucket's boundary, so each recorded moment is exact."""
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.utils import timezone
+
+from agents.idle import BUSY_LOOP_NOTE
+from agents.inbox import wait_for_messages
+from agents.models import AgentProfile
+from osfoundry.auth import Unauthenticated
+from tests.agents.waiting import in_thread, send, wait
+from tests.polling import until_async
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+NOW = datetime(2026, 12, 2, 9, 0, 0, tzinfo=UTC)  # on a 10-second presence bucket
+
+
+@pytest.fixture
+def frozen(monkeypatch):
+    monkeypatch.setattr(timezone, "now", lambda: NOW)
+
+
+async def wait_ending(profile, access_ends_at, **arguments):
+    """A wait whose access (the token's expiry, say) ends at `access_ends_at`."""
+
+    def load_profile():
+        return AgentProfile.objects.get(pk=profile.pk), access_ends_at
+
+    page, _receipt = await wait_for_messages(
+        connection=f"test:{profile.pk}", load_profile=load_profile, **arguments
+    )
+    return page
+
+
+async def recorded_listening(profile):
+    def stored():
+        return AgentProfile.objects.get(pk=profile.pk).listening_until
+
+    return await until_async(in_thread(stored), "presence to be recorded")
+
+
+async def test_a_wait_that_answers_at_once_records_listening_until_now(frozen, alice, bob):
+    await send(alice, "bob-codex", "waiting already", "key-edge-01")
+    page = await wait(bob, timeout_s=50)
+    assert [message["body"] for message in page.messages] == ["waiting already"]
+    assert await recorded_listening(bob) == NOW
+
+
+async def test_a_wait_is_listening_only_until_the_callers_access_ends(frozen, bob):
+    # The token expires in 20 s; the wait asked for 50: presence must not outlive the token.
+    waiting = asyncio.create_task(wait_ending(bob, NOW + timedelta(seconds=20), timeout_s=50))
+    assert await recorded_listening(bob) == NOW + timedelta(seconds=20)
+    waiting.cancel()
+
+
+async def test_a_wait_whose_access_already_ended_records_no_listening_and_is_refused(frozen, bob):
+    with pytest.raises(Unauthenticated) as refused:
+        await wait_ending(bob, NOW - timedelta(seconds=10), timeout_s=50)
+    assert refused.value.message == "This token expired while the call waited; use a valid token"
+    assert await recorded_listening(bob) == NOW
+
+
+async def test_access_ending_this_instant_is_ended_and_a_moment_later_is_not(frozen, bob):
+    with pytest.raises(Unauthenticated):
+        await wait_ending(bob, NOW, timeout_s=0)
+    page = await wait_ending(bob, NOW + timedelta(milliseconds=500), timeout_s=0)
+    assert page.messages == [] and page.note is None
+
+
+async def test_an_empty_wait_that_waited_is_no_busy_re_poll(bob):
+    # Only a poll that did not wait (timeout_s=0) counts toward the busy-loop note.
+    assert (await wait(bob, timeout_s=1)).messages == []
+    assert (await wait(bob, timeout_s=0)).note is None
+    assert (await wait(bob, timeout_s=0)).note == BUSY_LOOP_NOTE
