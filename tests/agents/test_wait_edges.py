@@ -9,10 +9,11 @@ import pytest
 from django.utils import timezone
 
 from agents.idle import BUSY_LOOP_NOTE
-from agents.inbox import wait_for_messages
+from agents.inbox import confirm_delivery, wait_for_messages
 from agents.models import AgentProfile
 from osfoundry.auth import Unauthenticated
-from tests.agents.waiting import in_thread, send, wait
+from osfoundry.errors import NotFound
+from tests.agents.waiting import in_thread, loader, send, wait
 from tests.polling import until_async
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -77,3 +78,24 @@ async def test_an_empty_wait_that_waited_is_no_busy_re_poll(bob):
     assert (await wait(bob, timeout_s=1)).messages == []
     assert (await wait(bob, timeout_s=0)).note is None
     assert (await wait(bob, timeout_s=0)).note == BUSY_LOOP_NOTE
+
+
+async def test_a_connection_refused_once_is_checked_again_not_answered_from_memory(alice, bob):
+    connection = f"test:{bob.pk}"
+    await send(alice, "bob-codex", "one", "key-edge-02")
+    page, receipt = await wait_for_messages(
+        connection=connection, load_profile=loader(bob), timeout_s=0
+    )
+    await confirm_delivery(receipt)  # this process now remembers bob's connection as idle
+
+    def gone():
+        raise NotFound("Agent profile not found")
+
+    # A re-read (after_sequence=0) finds the connection's access gone...
+    with pytest.raises(NotFound):
+        await wait_for_messages(
+            connection=connection, load_profile=gone, after_sequence=0, timeout_s=0
+        )
+    # ...so the next idle poll must ask again, not answer from what the process remembered.
+    with pytest.raises(NotFound):
+        await wait_for_messages(connection=connection, load_profile=gone, timeout_s=0)
