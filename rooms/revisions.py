@@ -34,8 +34,8 @@ def propose_update(
     name: str | None = None,
 ) -> ProposalResult:
     """Propose new content for an approved snippet app the caller can see."""
-    room = get_room_for_user(caller, room_id, agent=True)
-    app = get_app_for_user(caller, room.pk, instance_id, agent=True)
+    app = get_app_for_user(caller, room_id, instance_id, agent=True)
+    room = app.room  # the Room get_app_for_user found it in
     if app.proposal.kind != Proposal.Kind.SNIPPET:
         raise Invalid(
             "instance_id: a repository app is updated by proposing a new pinned version "
