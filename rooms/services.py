@@ -299,9 +299,9 @@ def lock_pending_for_owner(*, owner: AnyUser, proposal_id, content_hash: str | N
             code="superseded",
         )
     if not proposal.is_pending:
-        who = proposal.decided_by.get_username() if proposal.decided_by else "someone"
+        # Every decision names its person (decided_by is PROTECTed): str(user) is the username.
         raise Conflict(
-            f"This proposal was already {proposal.status} by {who} at "
+            f"This proposal was already {proposal.status} by {proposal.decided_by} at "
             f"{proposal.decided_at:%Y-%m-%d %H:%M} UTC; a decision happens once",
             code="already_decided",
         )
