@@ -33,8 +33,21 @@ def test_same_key_different_arguments_is_refused(room, agent, files):
         propose(room, agent, {**files, "src/extra.ts": "x"}, "key-000001")
     assert error.value.code == "idempotency_key_reused"
     assert error.value.field == "idempotency_key"
-    assert str(first.proposal.pk) in error.value.message
+    assert error.value.message == (
+        f"idempotency_key 'key-000001' was already used for a different request (proposal "
+        f"{first.proposal.pk}); use a new key for new content, or resend the original "
+        "arguments to get the original result"
+    )
     assert Proposal.objects.count() == 1
+
+
+def test_the_same_arguments_in_another_key_order_are_a_replay(room, agent, files):
+    # JSON objects have no order: a client that rebuilds its files map differently on a retry
+    # still sends the same request.
+    first = propose(room, agent, files, "key-000001")
+    again = propose(room, agent, dict(reversed(list(files.items()))), "key-000001")
+    assert list(files) != list(dict(reversed(list(files.items()))))
+    assert again.replay and again.proposal.pk == first.proposal.pk
 
 
 def test_keys_are_scoped_per_caller(room, agent, member, files):
@@ -199,6 +212,8 @@ def test_an_insert_that_never_gets_past_the_constraint_is_refused_as_busy(room, 
     with pytest.raises(Conflict) as refused:
         request.store(insert, replay=lambda previous: "replayed")
     assert refused.value.code == "busy"
-    assert "retry in a moment" in refused.value.message
+    assert refused.value.message == (
+        "Too many concurrent requests with this key or content; retry in a moment"
+    )
     assert len(attempts) == INSERT_ATTEMPTS
     assert not ProposalKey.objects.filter(key="busy-key-01").exists()
