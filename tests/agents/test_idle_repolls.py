@@ -15,6 +15,7 @@ from agents.tokens import revoke_access_token
 from osfoundry import wakeups
 from osfoundry.auth import Unauthenticated
 from osfoundry.wakeups import Registry
+from tests.agents.waiting import wake_ups_live
 from tests.polling import until_async
 
 from .test_wait_for_messages import in_thread, send
@@ -24,14 +25,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture(autouse=True)
 async def _wake_ups_live():
-    """With REDIS_URL, wake-ups vouch for nothing until this process's subscription is up (and
-    it forgets everything when it comes up): wait for it, as a running server has."""
-    if wakeups.bridge is None:
-        return
-    wakeups.ensure_started()
-    async with asyncio.timeout(10):
-        while not wakeups.bridge.is_live:
-            await asyncio.sleep(0.01)
+    await wake_ups_live()
 
 
 class Loader:

@@ -9,7 +9,7 @@ from agents.inbox import record_delivered, wait_for_messages
 from osfoundry import wakeups
 from osfoundry.disconnect import DisconnectWatcher
 from osfoundry.errors import Invalid
-from tests.agents.waiting import in_thread, loader, parked, send, wait
+from tests.agents.waiting import in_thread, loader, parked, send, wait, wake_ups_live
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -117,6 +117,7 @@ async def test_a_waiter_whose_client_left_unparks_and_leaves_nothing_behind(bob)
 
     client = DisconnectWatcher(receive)
     client.start()
+    await wake_ups_live()
     waiting = asyncio.create_task(
         wait_for_messages(
             connection="test:gone", load_profile=loader(bob), timeout_s=50, client=client

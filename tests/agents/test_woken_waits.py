@@ -12,7 +12,7 @@ from agents.models import AgentProfile, agent_key
 from agents.sending import send_agent_message, send_channel_message
 from osfoundry import wakeups
 from osfoundry.auth import Unauthenticated
-from tests.agents.waiting import in_thread, parked, send, wait
+from tests.agents.waiting import in_thread, parked, send, wait, wake_ups_live
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -50,6 +50,7 @@ async def test_a_parked_wait_whose_connection_changed_profile_hands_over_nothing
     alice, bob, monkeypatch
 ):
     connection_loader = Switching(bob, alice)
+    await wake_ups_live()
     waiting = asyncio.create_task(
         wait_for_messages(connection="pat:moved", load_profile=connection_loader, timeout_s=1)
     )
@@ -107,6 +108,7 @@ async def test_a_wake_up_without_hints_checks_access_before_reading(alice, bob):
             raise Unauthenticated("This token was revoked")
         return AgentProfile.objects.get(pk=bob.pk), None
 
+    await wake_ups_live()
     waiting = asyncio.create_task(
         wait_for_messages(connection="test:revoked", load_profile=load_profile, timeout_s=50)
     )
@@ -129,6 +131,7 @@ async def test_a_connection_that_now_belongs_to_another_profile_reads_nothing(
         return AgentProfile.objects.get(pk=profile.pk), None
 
     without_hints(monkeypatch)
+    await wake_ups_live()
     waiting = asyncio.create_task(
         wait_for_messages(connection="test:moved", load_profile=load_profile, timeout_s=1)
     )

@@ -31,7 +31,18 @@ def loader(profile):
     return lambda: (AgentProfile.objects.get(pk=profile.pk), None)
 
 
+async def wake_ups_live():
+    """With REDIS_URL, wake-ups vouch for nothing until this process's subscription is up, and
+    when it comes up it wakes every parked wait to look in the database: a wait parked before
+    that could read between two sends of its test. Wait for it first, as a running server has."""
+    if wakeups.bridge is None:
+        return
+    wakeups.ensure_started()
+    await until_async(lambda: wakeups.bridge.is_live, "the wake-up subscription")
+
+
 async def wait(profile, **arguments):
+    await wake_ups_live()
     page, _receipt = await wait_for_messages(
         connection=f"test:{profile.pk}", load_profile=loader(profile), **arguments
     )
