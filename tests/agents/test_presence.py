@@ -11,7 +11,7 @@ from django.utils import timezone
 from agents import presence
 from agents.models import AgentProfile
 from agents.presence import PRESENCE_WINDOW, is_listening, presence_label
-from tests.polling import until_async
+from tests.agents.waiting import listening_until
 
 from .test_wait_for_messages import in_thread, send, wait
 
@@ -20,14 +20,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def reload(profile):
     return AgentProfile.objects.get(pk=profile.pk)
-
-
-async def listening_until(profile):
-    async def listening():
-        found = await in_thread(reload)(profile)
-        return found if found.listening_until is not None else None
-
-    return await until_async(listening, "the profile to be marked listening")
 
 
 async def test_a_parked_wait_makes_the_agent_listening_until_it_ends(alice, bob):

@@ -13,8 +13,7 @@ from agents.inbox import confirm_delivery, wait_for_messages
 from agents.models import AgentProfile
 from osfoundry.auth import Unauthenticated
 from osfoundry.errors import NotFound
-from tests.agents.waiting import in_thread, loader, send, wait
-from tests.polling import until_async
+from tests.agents.waiting import listening_until, loader, send, wait
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,10 +38,7 @@ async def wait_ending(profile, access_ends_at, **arguments):
 
 
 async def recorded_listening(profile):
-    def stored():
-        return AgentProfile.objects.get(pk=profile.pk).listening_until
-
-    return await until_async(in_thread(stored), "presence to be recorded")
+    return (await listening_until(profile)).listening_until
 
 
 async def test_a_wait_that_answers_at_once_records_listening_until_now(frozen, alice, bob):

@@ -49,6 +49,16 @@ async def wait(profile, **arguments):
     return page
 
 
+async def listening_until(profile):
+    """The profile as stored once a wait has recorded its presence (listening_until set)."""
+
+    def stored():
+        found = AgentProfile.objects.get(pk=profile.pk)
+        return found if found.listening_until is not None else None
+
+    return await until_async(in_thread(stored), "presence to be recorded")
+
+
 async def parked(count=1):
     # A wait that answered or crashed instead of parking fails the test here, not hangs it.
     await until_async(lambda: wakeups.registry.count() >= count, f"{count} parked waits")
