@@ -123,6 +123,22 @@ def _fresh_long_poll_memory():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _fresh_channel_layer():
+    # Each async test runs on an event loop of its own, and a channel layer keeps loop-bound
+    # state from one call to the next: channels_redis leaves a per-channel receive lock behind
+    # when a receive is cancelled while it waits for it (django/channels_redis#313), bound to
+    # that test's loop, and a later test's contended receive on it fails with "bound to a
+    # different event loop" (its consumer stops receiving). One process runs one loop in
+    # production; in the tests, each test gets a layer of its own. The servers the tests
+    # start are processes of their own, untouched by this.
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
+
+
 def make_user(username):
     return get_user_model().objects.create_user(username, f"{username}@example.com", "pw-12345678")
 
