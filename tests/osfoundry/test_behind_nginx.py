@@ -16,7 +16,7 @@ from websockets.sync.client import connect as websocket_connect
 
 from agents.longpoll import PATH as WAIT_PATH
 from rooms.models import Proposal
-from tests.polling import until
+from tests.polling import HANG_GUARD_SECONDS, until
 from tests.proxy import deploy, require_nginx
 from tests.servers import database_url, require
 
@@ -123,7 +123,9 @@ def test_the_websocket_feed_streams_events_through_the_proxy(
 ):
     token = token_factory(agent)
     ws_url = behind_nginx.url.replace("http://", "ws://") + f"/ws/rooms/{room.pk}/events/"
-    with websocket_connect(ws_url, additional_headers=bearer(token), open_timeout=10) as feed:
+    with websocket_connect(
+        ws_url, additional_headers=bearer(token), open_timeout=HANG_GUARD_SECONDS
+    ) as feed:
         body = {"name": "Timer", "files": files, "idempotency_key": "nginx-ws-1"}
         response = httpx.post(
             f"{behind_nginx.url}/api/v1/rooms/{room.pk}/proposals/snippet",
@@ -132,6 +134,8 @@ def test_the_websocket_feed_streams_events_through_the_proxy(
             timeout=20,
         )
         assert response.status_code == 201
-        event = json.loads(feed.recv(timeout=10))
+        # A bound against a hang, not a speed check: under three suites at once the event once
+        # took longer than 10 s to reach the feed of workers started moments before.
+        event = json.loads(feed.recv(timeout=HANG_GUARD_SECONDS))
     assert event["type"] == "proposal.created"
     assert event["sequence"] == 1
