@@ -12,16 +12,11 @@ Room is checked once the push is answered (rooms/versionchecks.py).
 import base64
 import re
 from collections.abc import Iterable, Iterator
-from tempfile import SpooledTemporaryFile
 
 from django.db import close_old_connections
-from dulwich.object_store import (
-    PACK_SPOOL_FILE_MAX_SIZE,
-    PackInputTooLarge,
-    _bound_read_callables,
-)
-from dulwich.objects import ShaFile
-from dulwich.pack import PackStreamCopier, write_pack_data
+from dulwich.errors import GitProtocolError
+from dulwich.objects import ShaFile, Tag
+from dulwich.pack import write_pack_data
 from dulwich.protocol import CAPABILITY_NO_DONE, SIDE_BAND_CHANNEL_PROGRESS
 from dulwich.server import Backend, ReceivePackHandler, UploadPackHandler, _ProtocolGraphWalker
 from dulwich.web import GunzipFilter, HTTPGitApplication
@@ -29,10 +24,12 @@ from dulwich.web import GunzipFilter, HTTPGitApplication
 from osfoundry import ratelimit
 from osfoundry.auth import Principal, authenticate_remembered
 from osfoundry.errors import DomainError, Invalid
+from osfoundry.text import visible
 
-from . import repositories, versionchecks
-from .gitstore import ZERO_SHA, DatabaseObjectStore, DatabaseRefs, inflate, open_repository
+from . import gitpack, repositories, versionchecks
+from .gitstore import ZERO_SHA, DatabaseObjectStore, DatabaseRefs, open_repository
 from .repomodels import Repository
+from .repositories import ref_problem
 
 PREFIX = "/git/"
 ROUTE = re.compile(
@@ -43,6 +40,7 @@ REALM = 'Basic realm="osFoundry"'
 # dulwich writes each protocol line separately, and each write crosses a2wsgi's thread hop:
 # coalescing into 64 KiB took a clone from 3.3 s to 1.5 s (/work/shared/RESEARCH.md).
 WRITE_CHUNK = 64 * 1024
+MAX_TAG_DEPTH = 10
 
 
 def matches(scope) -> bool:
@@ -130,13 +128,23 @@ def coalesced(app, environ, start_response) -> Iterator[bytes]:
         write = start_response(status, headers, exc_info)
         return buffered_write
 
-    for chunk in app(environ, buffered_start_response):
-        buffer.extend(chunk)
-        if len(buffer) >= WRITE_CHUNK:
-            yield bytes(buffer)
-            buffer.clear()
+    try:
+        for chunk in app(environ, buffered_start_response):
+            buffer.extend(chunk)
+            if len(buffer) >= WRITE_CHUNK:
+                yield bytes(buffer)
+                buffer.clear()
+    except GitProtocolError as error:
+        # A request git itself would never send (a ref update line that does not parse, a
+        # want of no object): git prints an ERR line as "remote error: …", where a cut
+        # response would leave it guessing.
+        buffer.extend(pkt_line(b"ERR " + str(error).encode("utf-8", "replace")[:1000]))
     if buffer:
         yield bytes(buffer)
+
+
+def pkt_line(data: bytes) -> bytes:
+    return b"%04x" % (len(data) + 4) + data
 
 
 def plain(start_response, status: str, text: str, headers=()) -> bytes:
@@ -228,58 +236,75 @@ class CloneHandler(UploadPackHandler):
 
 
 class PushHandler(ReceivePackHandler):
-    """receive-pack with the limits and the versions: nothing is stored from a push that breaks
-    a limit, and each branch tip pushed becomes a pinned version."""
+    """receive-pack with the rules and the limits. Each ref is judged by its name first
+    (repositories.ref_problem); the pack is read within gitpack's limits into a stage, never
+    whole into memory; the commit each ref points at is checked (repositories.read_snapshot);
+    then only the objects the accepted refs reach are stored, and each tip becomes a pinned
+    version. A push that breaks a limit stores nothing, and one to a new name that stores
+    nothing leaves no repository behind."""
 
     def _apply_pack(self, refs):
-        store = self.repo.object_store
+        problems = {ref: problem for _old, _new, ref in refs if (problem := ref_problem(ref))}
+        updates = [(old, new, ref) for old, new, ref in refs if ref not in problems]
+        snapshots: dict = {}
         try:
-            received = self._receive(refs, store)
-            staged = {obj.id: obj for obj in received}
-            snapshots = self._snapshots(refs, staged, store)
-        except PackInputTooLarge:
-            limit = repositories.MAX_PUSH_BYTES
-            yield from self._refuse(
-                refs,
-                f"push larger than {limit // 2**20} MB ({limit} bytes); leave large files out "
-                "of the repository",
-            )
+            if any(new != ZERO_SHA for _old, new, _ref in updates):
+                snapshots = self._receive_and_store(updates)
+            elif any(new != ZERO_SHA for _old, new, _ref in refs):
+                self._drain()  # the pack of refs refused by their names: read, never kept
+        except gitpack.MalformedPack as error:
+            self._drain()
+            yield (b"unpack", error.message.encode())
             return
         except Invalid as error:
-            yield from self._refuse(refs, error.message)
+            yield from self._refuse(refs, problems, error.message)
             return
-        except (OSError, ValueError, AssertionError) as error:
-            yield (b"unpack", str(error).replace("\n", " ").encode())
-            return
-        if any(new != ZERO_SHA for _, new, _ in refs):
-            self._backend().store_repository()
-        store.add_objects((obj, None) for obj in received)
         yield (b"unpack", b"ok")
         for old, new, ref in refs:
+            if ref in problems:
+                self._say(f"error: {visible(ref.decode('utf-8', 'replace'))}: {problems[ref]}")
+                yield ref, problems[ref].encode()
+                continue
             status = self._update(ref, old, new)
             yield ref, status
             if status == b"ok" and (snapshot := snapshots.get(ref)) is not None:
                 self._pin(ref, snapshot)
 
-    def _receive(self, refs, store: DatabaseObjectStore) -> list[ShaFile]:
-        if all(new == ZERO_SHA for _, new, _ in refs):
-            return []
-        read_all, read_some = _bound_read_callables(
-            self.proto.read, getattr(self.proto, "recv", None), repositories.MAX_PUSH_BYTES
+    def _receive_and_store(self, updates) -> dict:
+        """Receive the pack, check what the refs point at, store what they reach: the
+        snapshot of each ref's commit. Invalid when a limit or a rule is broken."""
+        store = self._object_store()
+        staged = gitpack.receive_pack(
+            self.proto.recv, external=store.get_raw, limits=gitpack.limits()
         )
-        with SpooledTemporaryFile(max_size=PACK_SPOOL_FILE_MAX_SIZE) as f:
-            PackStreamCopier(store.object_format.hash_func, read_all, read_some, f).verify()
-            return inflate(f, store)
+        try:
+            tips = [new for _old, new, _ref in updates if new != ZERO_SHA]
+            reached = gitpack.reach(staged, tips, object_bytes=gitpack.limits().object_bytes)
+            if missing := store.missing(reached.held):
+                raise Invalid(
+                    f"the push lacks {len(missing)} object(s) its refs need, such as "
+                    f"{min(missing).decode()}; fetch and push again",
+                    field="pack",
+                )
 
-    def _snapshots(self, refs, staged: dict, store) -> dict:
-        def lookup(sha: bytes) -> ShaFile:
-            return staged[sha] if sha in staged else store[sha]
+            def lookup(sha: bytes) -> ShaFile:
+                return staged[sha] if sha in staged else store[sha]
 
-        return {
-            ref: repositories.read_snapshot(lookup, new)
-            for _old, new, ref in refs
-            if new != ZERO_SHA and ref.startswith(b"refs/heads/")
-        }
+            snapshots = {
+                ref: repositories.read_snapshot(lookup, peeled(lookup, new))
+                for _old, new, ref in updates
+                if new != ZERO_SHA
+            }
+            self._backend().store_repository()
+            store.add_staged(staged.entries(sorted(reached.staged)))
+        finally:
+            staged.close()
+        return snapshots
+
+    def _object_store(self) -> DatabaseObjectStore:
+        store = self.repo.object_store
+        assert isinstance(store, DatabaseObjectStore)
+        return store
 
     def _update(self, ref: bytes, old: bytes, new: bytes) -> bytes:
         try:
@@ -293,10 +318,9 @@ class PushHandler(ReceivePackHandler):
         return b"ok"
 
     def _pin(self, ref: bytes, snapshot: repositories.Snapshot) -> None:
-        branch = ref.decode().removeprefix("refs/heads/")
         backend = self._backend()
         version = repositories.pin_version(
-            repository=backend.repository, snapshot=snapshot, ref=branch
+            repository=backend.repository, snapshot=snapshot, ref=short_ref(ref)
         ).version
         problems: list[str] | None = None  # None: the runnability check runs after the answer
         if version.is_runnable is None:
@@ -317,20 +341,37 @@ class PushHandler(ReceivePackHandler):
         assert isinstance(self.backend, SingleRepositoryBackend)
         return self.backend
 
-    def _refuse(self, refs, reason: str):
+    def _refuse(self, refs, problems: dict, reason: str):
         self._drain()
         self._say(f"error: {reason}")
         yield (b"unpack", b"ok")
         for _old, _new, ref in refs:
-            yield ref, b"rejected by policy"
+            yield ref, problems.get(ref, "rejected by policy").encode()
 
     def _drain(self) -> None:
         # Read what the client still sends, so it reads our answer instead of a broken pipe;
         # up to twice the limit, so a client that never stops sending cannot hold a thread.
-        left = 2 * repositories.MAX_PUSH_BYTES
+        left = 2 * gitpack.MAX_PUSH_BYTES
         while left > 0 and (data := self.proto.read(min(WRITE_CHUNK, left))):
             left -= len(data)
 
     def _say(self, line: str) -> None:
         if self.has_capability(b"side-band-64k"):
             self.proto.write_sideband(SIDE_BAND_CHANNEL_PROGRESS, (line + "\n").encode())
+
+
+def peeled(lookup, sha: bytes) -> bytes:
+    """What a ref at `sha` pins: the commit an annotated tag (or a tag of a tag) points at;
+    read_snapshot refuses anything but a commit."""
+    for _ in range(MAX_TAG_DEPTH):
+        tag = lookup(sha)
+        if not isinstance(tag, Tag):
+            return sha
+        sha = tag.object[1]
+    raise Invalid(f"{sha.decode()}: tags of tags nested past {MAX_TAG_DEPTH}", field="ref")
+
+
+def short_ref(ref: bytes) -> str:
+    """The name a version keeps of its ref: `main` for refs/heads/main, `tags/v1` for
+    refs/tags/v1 (git's own short forms)."""
+    return ref.decode().removeprefix("refs/heads/").removeprefix("refs/")

@@ -9,15 +9,17 @@ entries (`stored_entries`), where dulwich would inflate, parse and deflate every
 
 import zlib
 from collections.abc import Iterable, Iterator
+from itertools import batched
 from tempfile import SpooledTemporaryFile
 
 from django.db import transaction
 from dulwich.object_store import PACK_SPOOL_FILE_MAX_SIZE, MemoryObjectStore
 from dulwich.objects import Commit, ShaFile, Tree, hex_to_sha
-from dulwich.pack import PackData, PackInflater, UnpackedObject, pack_object_header
+from dulwich.pack import UnpackedObject, pack_object_header
 from dulwich.refs import SYMREF, RefsContainer
 from dulwich.repo import MemoryRepo
 
+from . import gitpack
 from .repomodels import GitObject, GitRef, Repository
 
 ZERO_SHA = b"0" * 40
@@ -107,31 +109,57 @@ class DatabaseObjectStore(MemoryObjectStore):
         with transaction.atomic():
             GitObject.objects.bulk_create(rows, batch_size=BATCH, ignore_conflicts=True)
 
+    def add_staged(self, entries: Iterable[tuple[bytes, int, int, bytes]]) -> None:
+        """Store objects received in a pack (rooms/gitpack.py), each (sha, type, inflated size,
+        compressed body), in batches, in one transaction: none or all of them."""
+        with transaction.atomic():
+            for batch in batched(entries, BATCH):
+                GitObject.objects.bulk_create(
+                    [
+                        GitObject(
+                            repository_id=self.repository_id,
+                            sha=sha.decode(),
+                            type_num=type_num,
+                            size=size,
+                            data=data,
+                        )
+                        for sha, type_num, size, data in batch
+                    ],
+                    ignore_conflicts=True,
+                )
+
+    def missing(self, shas: Iterable[bytes]) -> set[bytes]:
+        """Which of `shas` this repository does not hold (reading their ids, not their bodies)."""
+        wanted = {sha.decode() for sha in shas}
+        held: set[str] = set()
+        for batch in batched(sorted(wanted), BATCH):
+            held.update(
+                GitObject.objects.filter(
+                    repository_id=self.repository_id, sha__in=batch
+                ).values_list("sha", flat=True)
+            )
+        return {sha.encode() for sha in wanted - held}
+
     def add_pack(self):
+        """dulwich's way to add a pack: written to a file, then read within the push limits
+        (rooms/gitpack.py) and stored whole. Pushes store through add_staged instead, keeping
+        only what their refs reach (rooms/gitserver.py)."""
         f = SpooledTemporaryFile(max_size=PACK_SPOOL_FILE_MAX_SIZE, prefix="incoming-")
 
         def commit() -> None:
             try:
-                self.add_objects((obj, None) for obj in inflate(f, self))
+                f.seek(0)
+                staged = gitpack.receive_pack(
+                    f.read, external=self.get_raw, limits=gitpack.limits()
+                )
+                try:
+                    self.add_staged(staged.entries(staged.shas()))
+                finally:
+                    staged.close()
             finally:
                 f.close()
 
         return f, commit, f.close
-
-
-def inflate(f, store: MemoryObjectStore) -> list[ShaFile]:
-    """The objects of the pack written to `f`, its checksum verified; delta bases outside the
-    pack (a thin pack) come from `store`."""
-    size = f.tell()
-    if not size:
-        return []
-    f.seek(0)
-    pack = PackData.from_file(f, store.object_format, size)
-    try:
-        pack.check()
-        return list(PackInflater.for_pack_data(pack, store.get_raw))
-    finally:
-        pack.close()
 
 
 class DatabaseRefs(RefsContainer):

@@ -14,23 +14,32 @@ from dulwich.objects import Blob, Commit, ShaFile, Tree
 from osfoundry.auth import READ, WRITE, AnyUser, Principal, User
 from osfoundry.errors import Invalid, NotFound
 from osfoundry.schemas import MAX_PAGE
+from osfoundry.text import one_line_problems
 
 from . import runchecks
 from .access import get_room_for_user, in_token_project
+from .gitpack import MAX_FILE_BYTES, SUBMODULE, file_too_large
 from .gitstore import DatabaseRefs
 from .models import Project, Proposal, Repository, RepositoryVersion, Room
 from .runnable import CODE_SUFFIXES
 from .snippets import file_problems, version_app_files
 
-# Limits of a push, as the issue sets them: large apps, not large binaries.
-MAX_PUSH_BYTES = 50 * 1024 * 1024
+# Limits of a pushed commit (those of the pack as a whole are rooms/gitpack.py's): large apps,
+# not large binaries. Every file of a version is stored, and read, as one row.
 MAX_TREE_FILES = 5_000
-MAX_FILE_BYTES = 1_000_000
+MAX_TREE_BYTES = 64 * 1024 * 1024
+# Folders within folders: apps nest a handful; past this a tree is an attack on whoever walks it.
+MAX_TREE_DEPTH = 50
 MAX_MESSAGE_CHARS = 2_000
+# The refs a push may update, and the only ones served: branches (each tip a pinned version) and
+# tags (each pinned too). Anything else (refs/x/y, refs/notes/…, HEAD) is refused.
+REF_NAMESPACES = (b"refs/heads/", b"refs/tags/")
+MAX_REF_BYTES = 255  # GitRef.name
 # A pushed app with at most this much code is checked within its push (is_quick_to_check).
 CHECKED_WITHIN_PUSH_BYTES = 256 * 1024
 REPOSITORY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
-SUBMODULE = 0o160000
+# git check-ref-format's characters a ref name may not hold (controls are refused before).
+REF_FORBIDDEN = re.compile(r"[ ~^:?*\[\\]")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -89,6 +98,48 @@ def create_repository(*, project: Project, name: str, created_by: User | None) -
 
 
 # ---------------------------------------------------------------------------------------------
+# What a push may update
+
+
+def ref_problem(ref: bytes) -> str | None:
+    """Why a push may not update `ref`, or None: outside the namespaces served, or not a name
+    git itself would make (git check-ref-format's rules, each named)."""
+    if not ref.startswith(REF_NAMESPACES):
+        return "only branches (refs/heads/…) and tags (refs/tags/…) can be pushed"
+    if len(ref) > MAX_REF_BYTES:
+        return f"a ref name of {len(ref)} bytes, at most {MAX_REF_BYTES}"
+    try:
+        name = ref.decode()
+    except UnicodeDecodeError:
+        return "a ref name must be UTF-8"
+    if problems := one_line_problems(name, field="ref name", what="ref name"):
+        return problems[0]
+    rule = next(
+        (
+            rule
+            for broken, rule in [
+                (".." in name, "may not contain '..'"),
+                ("@{" in name, "may not contain '@{'"),
+                (bool(REF_FORBIDDEN.search(name)), "may not contain a space or ~ ^ : ? * [ \\"),
+                (name.endswith(("/", ".")), "may not end with '/' or '.'"),
+                ("//" in name, "may not contain an empty part ('//')"),
+                (
+                    any(part.startswith(".") for part in name.split("/")),
+                    "may not have a part that starts with '.'",
+                ),
+                (
+                    any(part.endswith(".lock") for part in name.split("/")),
+                    "may not have a part that ends with '.lock'",
+                ),
+            ]
+            if broken
+        ),
+        None,
+    )
+    return f"invalid ref name: {rule} (git check-ref-format)" if rule else None
+
+
+# ---------------------------------------------------------------------------------------------
 # What a commit must be
 
 
@@ -106,24 +157,37 @@ def read_snapshot(lookup: Callable[[bytes], ShaFile], commit_sha: bytes) -> Snap
     if not isinstance(commit, Commit):
         raise Invalid(f"{commit_sha.decode()} is not a commit", field="ref")
     files: dict[str, str | None] = {}
-    pending: list[tuple[str, bytes]] = [("", commit.tree)]
+    total = 0
+    pending: list[tuple[str, int, bytes]] = [("", 0, commit.tree)]
     while pending:
-        prefix, tree_sha = pending.pop()
+        prefix, depth, tree_sha = pending.pop()
         tree = lookup(tree_sha)
-        assert isinstance(tree, Tree)
+        if not isinstance(tree, Tree):
+            raise Invalid(f"{prefix or '/'}: {tree_sha.decode()} is not a tree", field="files")
         for entry in tree.iteritems():
             path = prefix + stored_text(entry.path)
             if entry.mode == SUBMODULE:
                 continue  # submodules are not part of a pinned version's files
             if entry.mode & 0o040000:
-                pending.append((path + "/", entry.sha))
+                if depth + 1 > MAX_TREE_DEPTH:
+                    raise Invalid(
+                        f"{path}/: folders nested {depth + 1} deep, at most {MAX_TREE_DEPTH}; "
+                        "flatten the tree",
+                        field="files",
+                    )
+                pending.append((path + "/", depth + 1, entry.sha))
                 continue
             blob = lookup(entry.sha)
-            assert isinstance(blob, Blob)
+            if not isinstance(blob, Blob):
+                raise Invalid(f"{path}: {entry.sha.decode()} is not a file", field="files")
             if (size := len(blob.data)) > MAX_FILE_BYTES:
+                raise file_too_large(path, size, MAX_FILE_BYTES)
+            total += size
+            if total > MAX_TREE_BYTES:
                 raise Invalid(
-                    f"{path}: {size} bytes, at most {MAX_FILE_BYTES} per file; keep large "
-                    "files out of the repository",
+                    f"the files of {commit_sha.decode()[:12]} come to more than "
+                    f"{MAX_TREE_BYTES // 2**20} MiB, at most {MAX_TREE_BYTES // 2**20}; keep "
+                    "large files out of the repository",
                     field="files",
                 )
             files[path] = decode_text(blob.data)

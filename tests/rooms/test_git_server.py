@@ -305,14 +305,14 @@ def test_two_first_pushes_to_a_new_name_make_one_repository(setup, tmp_path, fil
 @pytest.mark.parametrize(
     ("limit", "value", "expected"),
     [
-        ("MAX_TREE_FILES", 1, "remote: error: more than 1 files in the tree of"),
-        ("MAX_PUSH_BYTES", 200, "remote: error: push larger than 0 MB (200 bytes)"),
+        ("repositories.MAX_TREE_FILES", 1, "remote: error: more than 1 files in the tree of"),
+        ("gitpack.MAX_PUSH_BYTES", 200, "remote: error: push larger than 0 MB (200 bytes)"),
     ],
 )
 def test_a_push_over_a_limit_is_refused_with_its_line(
     setup, tmp_path, files, monkeypatch, limit, value, expected
 ):
-    monkeypatch.setattr(f"rooms.repositories.{limit}", value)
+    monkeypatch.setattr(f"rooms.{limit}", value)
     work = tmp_path / "work"
     work.mkdir()
     git(work, "init", "-q", "-b", "main", home=setup.home)
