@@ -186,8 +186,8 @@ def read_snapshot(lookup: Callable[[bytes], ShaFile], commit_sha: bytes) -> Snap
             if total > MAX_TREE_BYTES:
                 raise Invalid(
                     f"the files of {commit_sha.decode()[:12]} come to more than "
-                    f"{MAX_TREE_BYTES // 2**20} MiB, at most {MAX_TREE_BYTES // 2**20}; keep "
-                    "large files out of the repository",
+                    f"{MAX_TREE_BYTES // 2**20} MiB, the most one version holds; keep large "
+                    "files out of the repository",
                     field="files",
                 )
             files[path] = decode_text(blob.data)

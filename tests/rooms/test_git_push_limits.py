@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from dulwich.objects import Blob, Tree
 
 from rooms.models import GitObject, GitRef, Repository, RepositoryVersion
 from tests.rooms.gitclient import clone_url, git, write_files
@@ -224,5 +225,53 @@ def test_a_push_whose_refs_reach_objects_it_lacks_is_refused(asgi_server, member
     assert (
         f"error: the push lacks 1 object(s) its refs need, such as {blob.id.decode()}; fetch "
         "and push again" in text
+    )
+    assert nothing_stored()
+
+
+def nested(depth: int) -> list:
+    """A commit of one file in `depth` folders, each named d: its blob, trees and commit."""
+    blob = Blob.from_string(b"deep\n")
+    objects: list = [blob]
+    child = tree_of({b"deep.txt": blob.id})
+    objects.append(child)
+    for _ in range(depth):
+        parent = Tree()
+        parent.add(b"d", 0o040000, child.id)
+        objects.append(parent)
+        child = parent
+    return [*objects, commit_on(child)]
+
+
+def test_a_tree_nested_past_the_depth_limit_is_refused_at_push(asgi_server, member_token):
+    too_deep = nested(51)
+    text = push(
+        asgi_server.url, member_token, [(ZERO, too_deep[-1].id, MAIN)], pack(entries_of(too_deep))
+    )
+    assert "error: " + "d/" * 51 + ": folders nested 51 deep, at most 50; flatten the tree" in text
+    assert "ng refs/heads/main rejected by policy" in text
+    assert nothing_stored()
+    deep_enough = nested(50)
+    text = push(
+        asgi_server.url,
+        member_token,
+        [(ZERO, deep_enough[-1].id, MAIN)],
+        pack(entries_of(deep_enough)),
+    )
+    assert "ok refs/heads/main" in text
+    assert list(RepositoryVersion.objects.get().files) == ["d/" * 50 + "deep.txt"]
+
+
+def test_the_files_of_a_commit_past_the_total_limit_are_refused(
+    asgi_server, member_token, monkeypatch
+):
+    monkeypatch.setattr("rooms.repositories.MAX_TREE_BYTES", 10 * MIB)
+    objects = commit_of({b"%d.txt" % n: bytes([65 + n]) * 900_000 for n in range(12)})
+    text = push(
+        asgi_server.url, member_token, [(ZERO, objects[-1].id, MAIN)], pack(entries_of(objects))
+    )
+    assert (
+        f"error: the files of {objects[-1].id.decode()[:12]} come to more than 10 MiB, the most one "
+        "version holds; keep large files out of the repository" in text
     )
     assert nothing_stored()
