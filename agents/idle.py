@@ -1,14 +1,17 @@
-"""What this process remembers of its long-polls (agents.inbox), so that an idle re-poll costs no
-database hop, and how long a wait parks.
+"""What this process remembers of its long-polls (agents.inbox), so that an idle re-poll reads
+neither its profile nor its inbox, and how long a wait parks.
 
-An idle re-poll (nothing new since the last call) should cost a registration and a future, not a
-database hop: 20,000 agents re-polling every 50 s would otherwise keep a core busy with token
-checks that all say the same. So each process remembers, per connection, what its last read
-found; a re-poll whose cursor equals the latest sequence the wake-ups vouch for parks without
-reading. The wake-ups vouch only while they cannot have been missed (see
-wakeups.Registry.latest), and the token, the profile and the cursor are read again at least every
-IDLE_RECHECK_S, and at once after any wake-up that did not carry its messages: a token revoked,
-a user deactivated, a profile deleted (agents.access) all send one.
+An idle re-poll (nothing new since the last call) should cost a registration, a future and the
+check of its token, not the reads of a profile and an inbox that all say the same. So each
+process remembers, per connection, what its last read found; a re-poll whose cursor equals the
+latest sequence the wake-ups vouch for parks without reading them. The wake-ups vouch only while
+they cannot have been missed (see wakeups.Registry.latest), and the profile and the cursor are
+read again at least every IDLE_RECHECK_S, and at once after any wake-up that did not carry its
+messages: a token revoked, a user deactivated, a profile deleted (agents.revocation) all send one.
+
+Who may read is never taken from here: access can end without any wake-up (QuerySet.update()
+sends no signal), so a wait checks its token and person against the database when it parks on
+this memory and before it hands over what a wake-up carried (agents.inbox).
 """
 
 import random

@@ -13,7 +13,7 @@ its recipients' waiters, after commit, in every process.
 import asyncio
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.utils import timezone
@@ -60,6 +60,9 @@ class Receipt:
 
 # load_profile() gives the caller's profile and when the caller's access ends (None: never).
 ProfileLoader = Callable[[], tuple[AgentProfile, datetime | None]]
+# check_access() checks the caller's principal (its token and person) against the database now
+# and gives when its access ends (None: never); it raises when access ended (Unauthenticated).
+AccessCheck = Callable[[], datetime | None]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -130,9 +133,10 @@ def open_inbox(
 def reopen_inbox(
     *, load_profile: ProfileLoader, profile_id: int, cursor: int, limit: int
 ) -> InboxPage:
-    """A parked wait's read after a wake-up that did not say what happened: access first
-    (`load_profile` raises when it ended: the token revoked or deleted, the user deactivated,
-    the profile gone), then the entries after the cursor."""
+    """A parked wait's read after a wake-up whose hints do not make the page (none came: another
+    process's large message, an access change, a resubscription; or they left a gap): access
+    first (`load_profile` raises when it ended: the token revoked or deleted, the user
+    deactivated, the profile gone), then the entries after the cursor."""
     profile, _access_ends_at = load_profile()
     if profile.pk != profile_id:
         return InboxPage([], cursor)  # the connection has another profile now: poll again
@@ -155,6 +159,7 @@ async def wait_for_messages(
     *,
     connection: str,
     load_profile: ProfileLoader,
+    check_access: AccessCheck,
     after_sequence: int | None = None,
     timeout_s: int = MAX_WAIT_S,
     limit: int = MAX_PAGE,
@@ -163,14 +168,18 @@ async def wait_for_messages(
     """Messages after the cursor, as soon as one arrives, or none after ~timeout_s.
 
     `connection` is the caller's stable token key; `load_profile` loads its profile in a
-    database thread (and checks its access). With `client`, the wait ends at once when the
+    database thread (and checks its access); `check_access` checks only its access, where the
+    wait trusts what this process remembers of the inbox: when it parks on that memory and
+    before it hands over what a wake-up carried. With `client`, the wait ends at once when the
     client leaves (the page is then for nobody). The caller writes the page and then, only if
     the write completed, passes the Receipt (None: the cursor stays) to confirm_delivery.
     When the caller's access ends while it waits, the wait ends with Unauthenticated (or the
     error `load_profile` raises) instead of a page.
     """
     try:
-        waiter, state, page = await open_wait(connection, load_profile, after_sequence, limit)
+        waiter, state, page = await open_wait(
+            connection, load_profile, check_access, after_sequence, limit
+        )
     except DomainError:
         memory.forget(connection)
         raise
@@ -184,7 +193,7 @@ async def wait_for_messages(
                 return page, None
             client.on_disconnect(waiter.wake)
         if not page.messages and budget > 0:
-            page = await wait_loop(waiter, state, load_profile, budget, limit, client)
+            page = await wait_loop(waiter, state, load_profile, check_access, budget, limit, client)
         if not page.messages and seconds_until(state.access_ends_at) <= 0:
             raise Unauthenticated("This token expired while the call waited; use a valid token")
         if timeout_s == 0 and not page.messages:
@@ -201,9 +210,14 @@ async def wait_for_messages(
 
 
 async def open_wait(
-    connection: str, load_profile: ProfileLoader, after_sequence: int | None, limit: int
+    connection: str,
+    load_profile: ProfileLoader,
+    check_access: AccessCheck,
+    after_sequence: int | None,
+    limit: int,
 ) -> tuple[Waiter, InboxState, InboxPage]:
-    """Register the waiter under the connection's profile, then make the first read.
+    """Register the waiter under the connection's profile, then make the first read (or, for
+    an idle re-poll, check only access).
 
     Registering first means no wake-up can slip between the read and the wait. The profile is
     the one this process remembers for the connection; when the read finds another (a stale
@@ -217,6 +231,9 @@ async def open_wait(
         try:
             idle = memory.idle_state(connection, after_sequence)
             if idle is not None and idle.profile_id == profile_id:
+                # The wake-ups vouch for the inbox, never for who may read it: access can end
+                # without any (a user deactivated with QuerySet.update()), so it is read here.
+                idle = replace(idle, access_ends_at=await run_sync(check_access))
                 return waiter, idle, InboxPage([], idle.cursor)
             generation = wakeups.registry.generation
             state, page = await run_sync(
@@ -238,14 +255,15 @@ async def wait_loop(
     waiter: Waiter,
     state: InboxState,
     load_profile: ProfileLoader,
+    check_access: AccessCheck,
     budget: float,
     limit: int,
     client: DisconnectWatcher | None,
 ) -> InboxPage:
     """Park until a wake-up brings messages after the cursor, the budget runs out, or the
-    client leaves. A wake-up's hints answer without a read when they continue the cursor; a
-    wake-up without hints (another process's large message, an access change, a resubscription)
-    checks access again before reading (reopen_inbox)."""
+    client leaves. Whatever a wake-up brings is handed over only after access was checked
+    again: a wake-up's hints make the page without a read when they continue the cursor;
+    otherwise the wait reads the profile and its inbox again (reopen_inbox)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + budget
     cursor = state.cursor
@@ -259,11 +277,10 @@ async def wait_loop(
         hints = wakeups.registry.take_hints(waiter)
         hinted = page_from_hints(hints, cursor, limit) if hints else None
         if hinted is not None:
+            # A send wakes its recipients whoever they are now: one deactivated without a
+            # signal would otherwise be handed the message.
+            await run_sync(check_access)
             page = hinted
-        elif hints:
-            page = await run_sync(
-                read_inbox, profile_id=state.profile_id, after_sequence=cursor, limit=limit
-            )
         else:
             page = await run_sync(
                 reopen_inbox,

@@ -15,7 +15,13 @@ from urllib.parse import parse_qsl
 from pydantic import ValidationError
 
 from osfoundry import outage, ratelimit
-from osfoundry.auth import READ, Unauthenticated, authenticate_bearer, bearer_from_header
+from osfoundry.auth import (
+    READ,
+    Principal,
+    Unauthenticated,
+    authenticate_bearer,
+    bearer_from_header,
+)
 from osfoundry.dbthreads import run_sync
 from osfoundry.disconnect import DisconnectWatcher
 from osfoundry.errors import DomainError, Forbidden, Invalid, describe_validation_error
@@ -67,6 +73,7 @@ async def handle(scope, receive, send) -> None:
         page, receipt = await inbox.wait_for_messages(
             connection=hash_token(raw),
             load_profile=partial(authorize, raw),
+            check_access=partial(access_ends_at, raw),
             client=client,
             **arguments,
         )
@@ -136,13 +143,23 @@ def parse_query(scope) -> WaitIn:
         raise describe_validation_error(exc, allowed=list(WaitIn.model_fields)) from None
 
 
-def authorize(raw: str) -> tuple[AgentProfile, datetime | None]:
+def reader(raw: str) -> Principal:
+    """The token's principal as the database says now, when it may read; else the refusal."""
     principal = authenticate_bearer(raw)
     if principal is None:
         raise Unauthenticated(MISSING_TOKEN)
     principal.require(READ)
+    return principal
+
+
+def authorize(raw: str) -> tuple[AgentProfile, datetime | None]:
+    principal = reader(raw)
     profile = services.get_connected_profile(connection_key=principal.token_key)
     return profile, principal.expires_at
+
+
+def access_ends_at(raw: str) -> datetime | None:
+    return reader(raw).expires_at
 
 
 async def refuse_outage(send, exc: BaseException, headers: list) -> None:

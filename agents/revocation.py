@@ -9,7 +9,9 @@ re-scoped, given an expiry or deleted (personal or OAuth); its user deactivated 
 profile deleted; its person removed from a project (whose channels its agents then leave).
 
 Signals, not one service, because the admin, scripts on the ORM and allauth all write these rows.
-QuerySet.update() sends none: what it skips is bounded by idle.IDLE_RECHECK_S.
+QuerySet.update() sends none: a long-poll still checks its token and person against the database
+when it parks and before it hands over what a wake-up carried (agents.inbox), so what that skips
+is one parked wait's empty answer; a call that ends at once may trust osfoundry.trust's memory.
 """
 
 from allauth.idp.oidc.models import Token as OAuthToken

@@ -58,11 +58,18 @@ def current_profile(ctx: CallContext) -> tuple[AgentProfile, datetime | None]:
     return profile, principal.expires_at
 
 
+def access_ends_at(ctx: CallContext) -> datetime | None:
+    """When the caller's access ends, with the token checked again: a wait asks this when it
+    parks on what the process remembers and before it hands over what a wake-up carried."""
+    return ctx.principal_again(READ).expires_at
+
+
 async def wait(ctx: CallContext, args: WaitIn) -> dict:
     # No disconnect watch here: the protocol cancels a parked tool call when its client leaves.
     page, receipt = await inbox.wait_for_messages(
         connection=ctx.principal.token_key,
         load_profile=partial(current_profile, ctx),
+        check_access=partial(access_ends_at, ctx),
         after_sequence=args.after_sequence,
         timeout_s=args.timeout_s,
         limit=args.limit,

@@ -125,15 +125,19 @@ def origin_problem(request: Request) -> str | None:
 
 
 def websocket_problem(request: Request) -> str | None:
-    """Why a websocket may not open, or None. One with a bearer token needs no Origin: a page
-    cannot set Authorization on a websocket, so it is never a browser's (agents send no
+    """Why a websocket may not open, or None. Its Host must be ours whatever the credentials,
+    as for every HTTP route: a name that is not ours resolving to us is DNS rebinding, and a
+    handshake without Host is no valid one (RFC 6455). One with a bearer token needs no Origin:
+    a page cannot set Authorization on a websocket, so it is never a browser's (agents send no
     Origin). Any other rides on the session cookie, which a browser sends whatever page opens
     the socket: it must come from this service's own origin."""
+    if problem := host_problem(request):
+        return problem
     if bearer_from_header(request.headers.get("authorization")):
         return None
     if "origin" not in request.headers:
         return "Forbidden: without a bearer token, open the feed from this site's pages"
-    return host_problem(request) or origin_problem(request)
+    return origin_problem(request)
 
 
 def header_bytes(scope) -> int:

@@ -29,33 +29,43 @@ async def _wake_ups_live():
 
 
 class Loader:
-    """load_profile for one profile, counting the database reads."""
+    """load_profile for one profile, counting the database reads, and its check_access,
+    counting the checks."""
 
     def __init__(self, profile, access_ends_at=None):
         self.pk = profile.pk
         self.access_ends_at = access_ends_at
         self.reads = 0
+        self.checks = 0
 
     def __call__(self):
         self.reads += 1
         return AgentProfile.objects.get(pk=self.pk), self.access_ends_at
 
+    def check_access(self):
+        self.checks += 1
+        return self.access_ends_at
+
+
+async def wait_on(loader, connection="pat:bob", **arguments):
+    return await wait_for_messages(
+        connection=connection, load_profile=loader, check_access=loader.check_access, **arguments
+    )
+
 
 async def poll(loader, connection="pat:bob", **arguments):
     """The page a poll returns; its receipt is confirmed only where a test says so."""
-    page, _receipt = await wait_for_messages(
-        connection=connection, load_profile=loader, **arguments
-    )
+    page, _receipt = await wait_on(loader, connection, **arguments)
     return page
 
 
-async def test_an_idle_re_poll_does_not_read_the_database(bob):
+async def test_an_idle_re_poll_reads_only_whether_its_caller_may_still_read(bob):
     loader = Loader(bob)
     await poll(loader, timeout_s=0)
-    reads = loader.reads
+    reads, checks = loader.reads, loader.checks
     page = await poll(loader, timeout_s=1)
     assert page.as_dict() == {"messages": [], "next_after_sequence": 0, "has_more": False}
-    assert loader.reads == reads
+    assert (loader.reads, loader.checks) == (reads, checks + 1)
     assert wakeups.registry.count() == 0
 
 
@@ -63,7 +73,7 @@ async def test_a_message_sent_between_two_polls_is_read(alice, bob):
     loader = Loader(bob)
     await poll(loader, timeout_s=0)
     await send(alice, "bob-codex", "between polls", "key-00001")
-    page, receipt = await wait_for_messages(connection="pat:bob", load_profile=loader, timeout_s=50)
+    page, receipt = await wait_on(loader, timeout_s=50)
     assert [m["body"] for m in page.messages] == ["between polls"]
     await confirm_delivery(receipt)
     reads = loader.reads
@@ -182,7 +192,7 @@ def test_the_remembered_sequences_are_bounded():
 async def test_a_delivery_confirmed_after_the_connection_was_forgotten_moves_the_cursor(alice, bob):
     loader = Loader(bob)
     await send(alice, "bob-codex", "one", "key-00001")
-    page, receipt = await wait_for_messages(connection="pat:bob", load_profile=loader, timeout_s=0)
+    page, receipt = await wait_on(loader, timeout_s=0)
     assert [m["sequence"] for m in page.messages] == [1]
     idle.memory.forget("pat:bob")  # as when the connection's access changed meanwhile
     await confirm_delivery(receipt)

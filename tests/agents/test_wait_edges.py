@@ -13,7 +13,7 @@ from agents.inbox import confirm_delivery, wait_for_messages
 from agents.models import AgentProfile
 from osfoundry.auth import Unauthenticated
 from osfoundry.errors import NotFound
-from tests.agents.waiting import listening_until, loader, send, wait
+from tests.agents.waiting import lasting_access, listening_until, loader, send, wait
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,7 +32,10 @@ async def wait_ending(profile, access_ends_at, **arguments):
         return AgentProfile.objects.get(pk=profile.pk), access_ends_at
 
     page, _receipt = await wait_for_messages(
-        connection=f"test:{profile.pk}", load_profile=load_profile, **arguments
+        connection=f"test:{profile.pk}",
+        load_profile=load_profile,
+        check_access=lambda: access_ends_at,
+        **arguments,
     )
     return page
 
@@ -81,18 +84,24 @@ async def test_a_connection_refused_once_is_checked_again_not_answered_from_memo
     connection = f"test:{bob.pk}"
     await send(alice, "bob-codex", "one", "key-edge-02")
     page, receipt = await wait_for_messages(
-        connection=connection, load_profile=loader(bob), timeout_s=0
+        connection=connection, load_profile=loader(bob), check_access=lasting_access, timeout_s=0
     )
     await confirm_delivery(receipt)  # this process now remembers bob's connection as idle
 
     def gone():
         raise NotFound("Agent profile not found")
 
-    # A re-read (after_sequence=0) finds the connection's access gone...
+    # A re-read (after_sequence=0) finds the connection's profile gone (its token is valid)...
     with pytest.raises(NotFound):
         await wait_for_messages(
-            connection=connection, load_profile=gone, after_sequence=0, timeout_s=0
+            connection=connection,
+            load_profile=gone,
+            check_access=lasting_access,
+            after_sequence=0,
+            timeout_s=0,
         )
     # ...so the next idle poll must ask again, not answer from what the process remembered.
     with pytest.raises(NotFound):
-        await wait_for_messages(connection=connection, load_profile=gone, timeout_s=0)
+        await wait_for_messages(
+            connection=connection, load_profile=gone, check_access=lasting_access, timeout_s=0
+        )

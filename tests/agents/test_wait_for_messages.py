@@ -9,7 +9,15 @@ from agents.inbox import record_delivered, wait_for_messages
 from osfoundry import wakeups
 from osfoundry.disconnect import DisconnectWatcher
 from osfoundry.errors import Invalid
-from tests.agents.waiting import in_thread, loader, parked, send, wait, wake_ups_live
+from tests.agents.waiting import (
+    in_thread,
+    lasting_access,
+    loader,
+    parked,
+    send,
+    wait,
+    wake_ups_live,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -120,7 +128,11 @@ async def test_a_waiter_whose_client_left_unparks_and_leaves_nothing_behind(bob)
     await wake_ups_live()
     waiting = asyncio.create_task(
         wait_for_messages(
-            connection="test:gone", load_profile=loader(bob), timeout_s=50, client=client
+            connection="test:gone",
+            load_profile=loader(bob),
+            check_access=lasting_access,
+            timeout_s=50,
+            client=client,
         )
     )
     await parked()
@@ -151,7 +163,7 @@ async def test_a_stale_profile_id_for_a_connection_is_corrected(alice, bob):
     # What a stale memory would say: the connection long-polled as alice.
     idle.memory.known["pat:test"] = idle.Known(alice.pk, 0, time.monotonic() + 60, None)
     page, _receipt = await wait_for_messages(
-        connection="pat:test", load_profile=loader(bob), timeout_s=0
+        connection="pat:test", load_profile=loader(bob), check_access=lasting_access, timeout_s=0
     )
     assert [m["body"] for m in page.messages] == ["hello"]
     assert idle.memory.profile_id("pat:test") == bob.pk

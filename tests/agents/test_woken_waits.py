@@ -12,7 +12,7 @@ from agents.models import AgentProfile, agent_key
 from agents.sending import send_agent_message, send_channel_message
 from osfoundry import wakeups
 from osfoundry.auth import Unauthenticated
-from tests.agents.waiting import in_thread, parked, send, wait, wake_ups_live
+from tests.agents.waiting import in_thread, lasting_access, parked, send, wait, wake_ups_live
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -52,7 +52,12 @@ async def test_a_parked_wait_whose_connection_changed_profile_hands_over_nothing
     connection_loader = Switching(bob, alice)
     await wake_ups_live()
     waiting = asyncio.create_task(
-        wait_for_messages(connection="pat:moved", load_profile=connection_loader, timeout_s=1)
+        wait_for_messages(
+            connection="pat:moved",
+            load_profile=connection_loader,
+            check_access=lasting_access,
+            timeout_s=1,
+        )
     )
     await parked()
     connection_loader.switched = True  # the connection now speaks for alice
@@ -66,7 +71,10 @@ async def test_a_parked_wait_whose_connection_changed_profile_hands_over_nothing
     monkeypatch.setattr(wakeups, "notify", notify)
     await send(bob, "alice-claude", "for alice", "key-00002")
     page, _receipt = await wait_for_messages(
-        connection="pat:moved", load_profile=connection_loader, timeout_s=0
+        connection="pat:moved",
+        load_profile=connection_loader,
+        check_access=lasting_access,
+        timeout_s=0,
     )
     assert [m["body"] for m in page.messages] == ["for alice"]
 
@@ -78,7 +86,12 @@ async def test_a_connection_whose_profile_keeps_changing_is_an_error_and_parks_n
         return AgentProfile.objects.get(pk=next(profiles).pk), None
 
     with pytest.raises(RuntimeError, match="keeps changing"):
-        await wait_for_messages(connection="pat:flapping", load_profile=flapping, timeout_s=50)
+        await wait_for_messages(
+            connection="pat:flapping",
+            load_profile=flapping,
+            check_access=lasting_access,
+            timeout_s=50,
+        )
     assert wakeups.registry.count() == 0
 
 
@@ -100,21 +113,57 @@ async def test_a_wake_up_without_hints_reads_what_came_after_the_cursor(alice, b
     assert (page.next_after_sequence, page.has_more) == (2, False)
 
 
-async def test_a_wake_up_without_hints_checks_access_before_reading(alice, bob):
-    revoked = False
+class Revocable:
+    """load_profile and check_access for bob's connection, refused once `revoked` is set."""
 
-    def load_profile():
-        if revoked:
+    def __init__(self, profile):
+        self.pk = profile.pk
+        self.revoked = False
+
+    def check_access(self):
+        if self.revoked:
             raise Unauthenticated("This token was revoked")
-        return AgentProfile.objects.get(pk=bob.pk), None
+        return None
 
+    def load_profile(self):
+        self.check_access()
+        return AgentProfile.objects.get(pk=self.pk), None
+
+    def wait(self, **arguments):
+        return wait_for_messages(
+            connection="test:revoked",
+            load_profile=self.load_profile,
+            check_access=self.check_access,
+            **arguments,
+        )
+
+
+async def test_a_wake_up_without_hints_checks_access_before_reading(alice, bob):
+    access = Revocable(bob)
     await wake_ups_live()
-    waiting = asyncio.create_task(
-        wait_for_messages(connection="test:revoked", load_profile=load_profile, timeout_s=50)
-    )
+    waiting = asyncio.create_task(access.wait(timeout_s=50))
     await parked()
-    revoked = True
+    access.revoked = True
     wakeups.notify([agent_key(bob.pk)])  # what revoking a token does (agents/revocation.py)
+    with pytest.raises(Unauthenticated, match="revoked"):
+        await asyncio.wait_for(waiting, 10)
+    assert wakeups.registry.count() == 0
+
+
+@pytest.mark.parametrize("hints", ["continue the cursor", "leave a gap"])
+async def test_a_wake_up_that_carries_its_messages_checks_access_before_handing_them_over(
+    alice, bob, monkeypatch, hints
+):
+    # Access ended without a wake-up of its own (the person deactivated with update()); the
+    # next send's hints make the page without a read, or send the wait back to its inbox.
+    access = Revocable(bob)
+    await wake_ups_live()
+    waiting = asyncio.create_task(access.wait(after_sequence=0, timeout_s=50))
+    await parked()
+    if hints == "leave a gap":
+        await unnotified(monkeypatch, (alice, "bob-codex", "lost wake-up", "key-00000"))
+    access.revoked = True
+    await send(alice, "bob-codex", "not for a revoked token", "key-00001")
     with pytest.raises(Unauthenticated, match="revoked"):
         await asyncio.wait_for(waiting, 10)
     assert wakeups.registry.count() == 0
@@ -133,7 +182,12 @@ async def test_a_connection_that_now_belongs_to_another_profile_reads_nothing(
     without_hints(monkeypatch)
     await wake_ups_live()
     waiting = asyncio.create_task(
-        wait_for_messages(connection="test:moved", load_profile=load_profile, timeout_s=1)
+        wait_for_messages(
+            connection="test:moved",
+            load_profile=load_profile,
+            check_access=lasting_access,
+            timeout_s=1,
+        )
     )
     await parked()
     profile = alice

@@ -31,6 +31,11 @@ def loader(profile):
     return lambda: (AgentProfile.objects.get(pk=profile.pk), None)
 
 
+def lasting_access():
+    """check_access for a caller whose access lasts."""
+    return None
+
+
 async def wake_ups_live():
     """With REDIS_URL, wake-ups vouch for nothing until this process's subscription is up, and
     when it comes up it wakes every parked wait to look in the database: a wait parked before
@@ -44,7 +49,10 @@ async def wake_ups_live():
 async def wait(profile, **arguments):
     await wake_ups_live()
     page, _receipt = await wait_for_messages(
-        connection=f"test:{profile.pk}", load_profile=loader(profile), **arguments
+        connection=f"test:{profile.pk}",
+        load_profile=loader(profile),
+        check_access=lasting_access,
+        **arguments,
     )
     return page
 

@@ -1,6 +1,7 @@
 """The Room event websocket: session and bearer auth, order, resume, refusal."""
 
 import json
+import socket
 
 import pytest
 from channels.db import database_sync_to_async
@@ -25,9 +26,11 @@ def session_headers(user, origin=b"http://127.0.0.1"):
     return headers + ([(b"origin", origin)] if origin is not None else [])
 
 
-def bearer_headers(token):
-    """What an agent sends: no Origin (it is not a browser)."""
-    return [(b"authorization", f"Bearer {token}".encode())]
+def bearer_headers(token, host=b"127.0.0.1"):
+    """What an agent sends: our Host, as every handshake names it, and no Origin (it is not a
+    browser)."""
+    headers = [(b"authorization", f"Bearer {token}".encode())]
+    return headers + ([(b"host", host)] if host is not None else [])
 
 
 def feed(room, headers, after=None):
@@ -186,6 +189,13 @@ async def test_a_session_with_a_foreign_host_is_refused(room, owner):
     assert (connected, code) == (False, 4403)
 
 
+@pytest.mark.parametrize("host", [b"evil.example", None], ids=["foreign", "none"])
+async def test_a_token_with_a_host_that_is_not_ours_is_refused(room, agent, token_factory, host):
+    token = await database_sync_to_async(token_factory)(agent, "osfoundry:read")
+    connected, code = await feed(room, bearer_headers(token, host)).connect()
+    assert (connected, code) == (False, 4403)
+
+
 async def test_a_token_needs_no_origin(room, owner, agent, files, token_factory):
     # A page cannot set Authorization on a websocket: a bearer connection is never a browser's.
     token = await database_sync_to_async(token_factory)(agent, "osfoundry:read")
@@ -263,6 +273,28 @@ def test_a_session_from_another_port_is_refused_by_a_real_server(asgi_server, ro
     own = {"Cookie": cookie, "Origin": f"http://127.0.0.1:{asgi_server.port}"}
     with websocket_connect(url, additional_headers=own, open_timeout=10) as socket:
         assert socket.response.status_code == 101
+
+
+@pytest.mark.parametrize("origin", ["http://evil.example", None], ids=["its-origin", "no-origin"])
+def test_a_foreign_host_is_refused_by_a_real_server_whatever_the_credentials(
+    asgi_server, room, agent, token_factory, origin
+):
+    # DNS rebinding: evil.example resolves to us, so the handshake names it as the Host. A
+    # valid read token must not open the feed there, as no HTTP route answers a foreign Host.
+    path = f"/ws/rooms/{room.pk}/events/"
+    headers = {"Authorization": f"Bearer {token_factory(agent, 'osfoundry:read')}"}
+    if origin is not None:
+        headers["Origin"] = origin
+    # Connected to us, the handshake names the URI's host: Host: evil.example.
+    with socket.create_connection(("127.0.0.1", asgi_server.port)) as to_us:
+        with pytest.raises(InvalidStatus) as refused:
+            websocket_connect(
+                f"ws://evil.example{path}", sock=to_us, additional_headers=headers, open_timeout=10
+            )
+    assert refused.value.response.status_code == 403
+    own = f"ws://127.0.0.1:{asgi_server.port}{path}"
+    with websocket_connect(own, additional_headers=headers, open_timeout=10) as feed_socket:
+        assert feed_socket.response.status_code == 101
 
 
 async def test_an_after_sequence_that_is_not_a_number_resumes_from_the_start(

@@ -177,7 +177,7 @@ def test_an_mcp_proposal_records_its_token_and_stays_in_the_project(
 async def test_the_websocket_feed_closes_on_a_room_of_another_project(
     room, other_room, scoped_token
 ):
-    headers = [(b"authorization", f"Bearer {scoped_token}".encode())]
+    headers = [(b"host", b"127.0.0.1"), (b"authorization", f"Bearer {scoped_token}".encode())]
     outside = WebsocketCommunicator(application, f"/ws/rooms/{other_room.pk}/events/", headers)
     connected, code = await outside.connect()
     assert (connected, code) == (False, 4404)
