@@ -226,18 +226,19 @@ class MalformedJSON(ValueError):
 SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
-def parse_json(body: bytes):
+def parse_json(body: bytes, *, name: str = "body"):
     """The JSON value of `body`, or MalformedJSON: not UTF-8, not JSON, nested past the
     parser's recursion limit, or holding a lone surrogate. A lone surrogate is a valid JSON
-    escape but no character: it cannot be encoded in an answer, or stored in PostgreSQL."""
+    escape but no character: it cannot be encoded in an answer, or stored in PostgreSQL.
+    Messages start with `name`, what the caller calls the text (a request body, a form field)."""
     try:
         value = json.loads(body.decode())  # strict UTF-8: json.loads(bytes) lets surrogates in
     except UnicodeDecodeError:
-        raise MalformedJSON("body is not UTF-8") from None
+        raise MalformedJSON(f"{name}: not UTF-8") from None
     except RecursionError:
-        raise MalformedJSON("JSON nested too deeply") from None
+        raise MalformedJSON(f"{name}: JSON nested too deeply") from None
     except ValueError:
-        raise MalformedJSON("body is not JSON") from None
+        raise MalformedJSON(f"{name}: not valid JSON") from None
     if SURROGATE_ESCAPE.search(body) and has_lone_surrogate(value):
         raise MalformedJSON(
             "strings must be valid Unicode; a lone surrogate (\\ud800-\\udfff) is not"

@@ -51,7 +51,7 @@ def parse_error(message: str) -> dict:
 def test_deeply_nested_json_is_a_parse_error(asgi_server, logged):
     response = post(asgi_server, NESTED)
     assert response.status_code == 400
-    assert response.json() == parse_error("Parse error: JSON nested too deeply")
+    assert response.json() == parse_error("Parse error: body: JSON nested too deeply")
     assert [r for r in logged if r.exc_info] == []
 
 
@@ -75,7 +75,7 @@ def test_an_encoded_surrogate_is_not_utf8(asgi_server, logged):
     # The surrogate's three UTF-8-like bytes, which json.loads(bytes) would let through.
     response = post(asgi_server, b'{"jsonrpc": "2.0", "id": "\xed\xa0\x80", "method": "ping"}')
     assert response.status_code == 400
-    assert response.json() == parse_error("Parse error: body is not UTF-8")
+    assert response.json() == parse_error("Parse error: body: not UTF-8")
     assert [r for r in logged if r.exc_info] == []
 
 

@@ -6,6 +6,7 @@ import json
 import pytest
 from django.urls import reverse
 
+from rooms.cards import MAX_COMMENTS_JSON_CHARS
 from rooms.models import LauncherApp, Proposal, ReviewComment
 from rooms.revisions import propose_update, request_changes, revise_proposal
 from rooms.services import approve_proposal
@@ -111,6 +112,44 @@ def test_a_bad_review_is_shown_on_the_card_and_stores_nothing(
     )
     assert response.status_code == 400
     assert expected in response.content.decode()
+    proposal.refresh_from_db()
+    assert proposal.is_pending and not ReviewComment.objects.exists()
+
+
+def test_deeply_nested_comments_are_a_form_error_and_store_nothing(
+    client, owner, agent, app, files
+):
+    # Nested past the parser's recursion limit: json.loads raised RecursionError, a 500.
+    proposal = update(app, agent, files, "v2")
+    client.force_login(owner)
+    response = client.post(
+        reverse("rooms:request_changes", args=[proposal.pk]),
+        {"content_hash": proposal.content_hash, "summary": "Almost", "comments": "[" * 100_000},
+    )
+    assert response.status_code == 400
+    assert response.context["decision_error"] == (
+        "comments: JSON nested too deeply; reload the card and comment again"
+    )
+    assert "Almost" in response.content.decode()  # the summary is kept for the next press
+    proposal.refresh_from_db()
+    assert proposal.is_pending and not ReviewComment.objects.exists()
+
+
+def test_comments_longer_than_any_review_are_refused_before_they_are_parsed(
+    client, owner, agent, app, files
+):
+    proposal = update(app, agent, files, "v2")
+    client.force_login(owner)
+    comments = json.dumps(["x" * MAX_COMMENTS_JSON_CHARS])
+    response = client.post(
+        reverse("rooms:request_changes", args=[proposal.pk]),
+        {"content_hash": proposal.content_hash, "summary": "", "comments": comments},
+    )
+    assert response.status_code == 400
+    assert response.context["decision_error"] == (
+        f"comments: {len(comments):,} characters, at most {MAX_COMMENTS_JSON_CHARS:,}; "
+        "send the rest with the next review"
+    )
     proposal.refresh_from_db()
     assert proposal.is_pending and not ReviewComment.objects.exists()
 
