@@ -18,6 +18,7 @@ Positions are 1-based and counted in characters (Unicode code points), not bytes
 units: `"é😀x"` has `x` at column 3.
 """
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -36,6 +37,8 @@ _REFUSED_BEYOND_C0 = "\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udf
 REFUSED = re.compile(f"[\x00-\x1f{_REFUSED_BEYOND_C0}]")
 # The same, less tab, LF and CR: what a file may not carry.
 REFUSED_IN_FILES = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f{_REFUSED_BEYOND_C0}]")
+
+LINE_BREAK = re.compile(r"\r\n|\r|\n")  # as in JavaScript, and on the card
 
 # unicodedata has no names for control characters; these are their Unicode name aliases.
 _CONTROL_NAMES = (
@@ -142,3 +145,22 @@ def one_line_problems(value: str, *, field: str, what: str) -> list[str]:
         f"remove it from the {what}"
         for index, ch in refused_characters(value)
     ]
+
+
+def file_character_problem(path: str, line: int, col: int, ch: str) -> str:
+    """Why the file at `path` may not carry `ch` at `line`:`col`, and the fix."""
+    return (
+        f"{path}:{line}:{col}: {describe(ch)} {why_refused(ch)}; write it as an escape "
+        f"({escape_sequence(ch)}) inside a string if you need it"
+    )
+
+
+class Lines:
+    """1-based line and column of an index into `text`: lines end at LF, CRLF or CR."""
+
+    def __init__(self, text: str):
+        self.starts = [0] + [match.end() for match in LINE_BREAK.finditer(text)]
+
+    def position(self, index: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.starts, index)
+        return line, index - self.starts[line - 1] + 1
