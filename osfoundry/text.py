@@ -39,6 +39,7 @@ REFUSED = re.compile(f"[\x00-\x1f{_REFUSED_BEYOND_C0}]")
 REFUSED_IN_FILES = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f{_REFUSED_BEYOND_C0}]")
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")  # as in JavaScript, and on the card
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 # unicodedata has no names for control characters; these are their Unicode name aliases.
 _CONTROL_NAMES = (
