@@ -73,6 +73,34 @@ def test_a_bad_token_form_names_the_field_and_stores_nothing(client, owner, form
     assert not AccessToken.objects.exists()
 
 
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        (
+            "laptop\x00",
+            "column 7: control character U+0000 (NULL) has no place in a one-line value",
+        ),
+        (
+            "Claude \u202egnp.exe",
+            "column 8: bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE) can make the text "
+            "around it read differently than it is",
+        ),
+    ],
+    ids=["nul", "right-to-left-override"],
+)
+def test_a_token_name_follows_the_app_name_rules_and_nothing_is_stored(
+    client, owner, name, problem
+):
+    # A NUL was stored on SQLite and a 500 on PostgreSQL; an override shows in every byline.
+    client.force_login(owner)
+    response = create(client, name=name)
+    assert response.status_code == 400
+    error = response.context["error"]
+    assert (error.field, error.message) == ("name", f"name: {problem}; remove it from the name")
+    assert error.message in response.content.decode()
+    assert not AccessToken.objects.exists()
+
+
 def test_a_project_the_person_is_not_in_is_refused(client, owner, stranger):
     theirs = Project.objects.create(name="Theirs")
     theirs.members.add(stranger)

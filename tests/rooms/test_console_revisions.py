@@ -278,6 +278,30 @@ def test_tab_actions_from_the_room_page(client, owner, member, room, app):
     assert not LauncherApp.objects.get(pk=app.pk).is_removed
 
 
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("Focus\x00", "column 6: control character U+0000 (NULL) has no place in a one-line value"),
+        (
+            "Focus \u202etimer",
+            "column 7: bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE) can make the text "
+            "around it read differently than it is",
+        ),
+    ],
+    ids=["nul", "right-to-left-override"],
+)
+def test_a_tab_name_follows_the_app_name_rules_on_the_room_page(
+    client, owner, room, app, name, problem
+):
+    client.force_login(owner)
+    action = reverse("rooms:tab_action", args=[room.pk, app.pk, "rename"])
+    response = client.post(action, {"name": name}, follow=True)
+    assert response.redirect_chain == [(reverse("rooms:room", args=[room.pk]), 302)]
+    assert f"name: {problem}; remove it from the name" in response.content.decode()
+    app.refresh_from_db()
+    assert app.name == "Standup timer"
+
+
 def test_moving_a_tab_returns_to_the_page_it_was_posted_from(client, owner, room, agent, app):
     poll = {"src/App.tsx": "export default function App() {\n  return <p>Poll</p>;\n}\n"}
     second = approve_proposal(
