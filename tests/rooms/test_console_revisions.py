@@ -154,6 +154,56 @@ def test_comments_longer_than_any_review_are_refused_before_they_are_parsed(
     assert proposal.is_pending and not ReviewComment.objects.exists()
 
 
+NUL_IN_TEXT = "control character U+0000 (NULL) is invisible where it is shown"
+OVERRIDE_IN_TEXT = (
+    "bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE) can make the text around it read "
+    "differently than it is"
+)
+
+
+@pytest.mark.parametrize(
+    ("summary", "body", "message"),
+    [
+        (
+            "Use a\nhook\x00",
+            "ok",
+            f"summary: line 2, column 5: {NUL_IN_TEXT}; remove it from the summary",
+        ),
+        (
+            "Use \u202ea hook",
+            "ok",
+            f"summary: column 5: {OVERRIDE_IN_TEXT}; remove it from the summary",
+        ),
+        ("", "a\x00b", f"comments[0].body: column 2: {NUL_IN_TEXT}; remove it from the comment"),
+        (
+            "",
+            "see \u202e",
+            f"comments[0].body: column 5: {OVERRIDE_IN_TEXT}; remove it from the comment",
+        ),
+    ],
+    ids=["nul-in-summary", "override-in-summary", "nul-in-comment", "override-in-comment"],
+)
+def test_a_review_with_a_nul_or_a_bidirectional_control_is_a_form_error_naming_the_field(
+    client, owner, agent, app, files, summary, body, message
+):
+    proposal = update(app, agent, files, "v2")
+    client.force_login(owner)
+    comments = [{"path": "src/App.tsx", "line_start": 1, "line_end": 1, "body": body}]
+    response = client.post(
+        reverse("rooms:request_changes", args=[proposal.pk]),
+        {
+            "content_hash": proposal.content_hash,
+            "summary": summary,
+            "comments": json.dumps(comments),
+        },
+    )
+    assert response.status_code == 400
+    assert response.context["decision_error"] == message
+    assert message in response.content.decode()
+    proposal.refresh_from_db()
+    assert proposal.is_pending and not ReviewComment.objects.exists()
+
+
 def test_members_cannot_request_changes(client, member, agent, app, files):
     proposal = update(app, agent, files, "v2")
     client.force_login(member)
