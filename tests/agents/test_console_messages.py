@@ -275,10 +275,23 @@ def test_a_nul_or_a_bidirectional_control_is_refused_naming_the_field(
     assert not Message.objects.exists()
 
 
-def test_a_handle_that_breaks_the_pattern_is_refused_naming_it(owner_client, owner):
-    refused = owner_client.post(reverse("agents:claim_handle"), {"handle": "Not A Handle!"})
+@pytest.mark.parametrize(
+    ("handle", "remove"),
+    [
+        ("Not A Handle!", None),
+        ("ada\x00", "'\\x00'"),
+        ("ada\u202e", "'\\u202e'"),
+        ("ada\n", "'\\n'"),  # `$` matches before a last newline: the pattern alone let it in
+    ],
+    ids=["pattern", "nul", "right-to-left-override", "trailing-newline"],
+)
+def test_a_handle_that_breaks_the_pattern_is_refused_naming_it(owner_client, owner, handle, remove):
+    refused = owner_client.post(reverse("agents:claim_handle"), {"handle": handle})
     assert refused.status_code == 400
-    assert "handle" in refused.content.decode()
+    error = refused.context["handle_error"]
+    assert error.startswith("handle: ")
+    if remove:
+        assert error == f"handle: only lowercase letters, digits and hyphens; remove {remove}"
     assert not AgentProfile.objects.filter(owner=owner).exists()
 
 
