@@ -59,6 +59,7 @@ def test_a_new_token_is_shown_once_and_only_its_hash_is_stored(client, owner, pr
         ({"scopes": ["osfoundry:admin"]}, "scopes", "osfoundry:admin not valid"),
         ({"expires_in_days": "9999"}, "expires_in_days", "out of range"),
         ({"expires_in_days": "soon"}, "expires_in_days", "not a number of days"),
+        ({"expires_in_days": "³⁰"}, "expires_in_days", "not a number of days"),  # isdigit() took it
         ({"project": "not-a-uuid"}, "project", "is not a project of yours"),
         ({"name": "x" * 201}, "name", "at most 200 characters"),
     ],

@@ -140,6 +140,21 @@ def test_a_reason_with_a_nul_or_a_bidirectional_control_is_a_clear_error(
     assert proposal.is_pending
 
 
+def test_a_base_revision_that_is_not_ascii_digits_binds_to_nothing_as_any_other_word(
+    client, owner, room, agent, files
+):
+    # str.isdigit() took "¹", and int() refused it: a 500 instead of the approval.
+    proposal = propose(room, agent, files)
+    client.force_login(owner)
+    response = client.post(
+        approve_url(proposal), {"content_hash": proposal.content_hash, "base_revision": "¹"}
+    )
+    assert response.status_code == 302
+    proposal.refresh_from_db()
+    assert proposal.status == Proposal.Status.APPROVED
+    assert LauncherApp.objects.get().proposal == proposal
+
+
 def test_member_cannot_decide(client, member, room, agent, files):
     proposal = propose(room, agent, files)
     client.force_login(member)

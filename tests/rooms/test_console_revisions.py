@@ -277,6 +277,22 @@ def test_history_lists_revisions_and_the_owner_rolls_back(client, owner, member,
     assert LauncherApp.objects.get(pk=app.pk).revision == 3
 
 
+@pytest.mark.parametrize("number", ["²", "1" * 5000], ids=["superscript-two", "5000-digits"])
+def test_a_rollback_to_what_is_not_a_whole_number_is_a_400_not_a_500(
+    client, owner, agent, app, files, number
+):
+    # str.isdigit() took both, and int() refused them.
+    approve_proposal(owner=owner, proposal_id=update(app, agent, files, "v2").pk)
+    client.force_login(owner)
+    response = client.post(
+        reverse("rooms:rollback", args=[app.room_id, app.pk]),
+        {"to_revision": number, "expected_revision": "2"},
+    )
+    assert response.status_code == 400
+    assert response.content == b"to_revision and expected_revision: whole numbers"
+    assert LauncherApp.objects.get(pk=app.pk).revision == 2
+
+
 def test_a_revision_page_is_read_only_with_its_diff(client, owner, member, agent, app, files):
     approve_proposal(owner=owner, proposal_id=update(app, agent, files, "v2").pk)
     client.force_login(member)
