@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from osfoundry.auth import SCOPES
 from osfoundry.errors import DomainError, Invalid, NotFound
+from osfoundry.schemas import whole_number
 
 from . import connected, tokens
 from .models import AccessToken
@@ -25,12 +26,12 @@ DEFAULT_EXPIRY_DAYS = 30
 def parse_expiry(value: str) -> int | None:
     if value in ("", "never"):
         return None
-    if not value.isdigit():
+    if (days := whole_number(value)) is None:
         raise Invalid(
             f"expires_in_days: {value!r} is not a number of days; choose one in the menu",
             field="expires_in_days",
         )
-    return int(value)
+    return days
 
 
 @never_cache

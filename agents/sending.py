@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from osfoundry import wakeups
-from osfoundry.errors import Invalid, NotFound
+from osfoundry.errors import Invalid, NotFound, refuse
 from osfoundry.idempotency import IdempotentRequest, canonical_hash
+from osfoundry.text import text_problems
 
 from . import feed
 from .mentions import mentioned_handles
@@ -23,7 +24,6 @@ from .tokens import connection_projects
 
 MAX_BODY_CHARS = 20_000
 MAX_RECIPIENTS = 20
-UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 UNKNOWN_HANDLE = "unknown_handle"
 NOT_REACHABLE = "not_reachable"
@@ -70,6 +70,8 @@ class Routing:
 
 
 def parse_to(to: str) -> list[str]:
+    # A handle that is no one's is stored with the skipped ones: it must be text we can store.
+    refuse(text_problems(to, field="to", what="handles"))
     handles: list[str] = []
     for part in re.split(r"[\s,;]+", to.strip()):
         handle = part.removeprefix("@").lower()
@@ -91,13 +93,9 @@ def check_body(body: str) -> None:
             f"body: {len(body)} characters, at most {MAX_BODY_CHARS}; split the message",
             field="body",
         )
-    # Neither can be stored: PostgreSQL text holds no NUL, and a lone surrogate is no UTF-8.
-    if found := UNSTORABLE.search(body):
-        raise Invalid(
-            f"body: character {found.start() + 1} is U+{ord(found.group()):04X}, which no "
-            "message can hold; remove it",
-            field="body",
-        )
+    # What a reader sees must be what was sent (bidirectional controls, invisible controls),
+    # and PostgreSQL text holds no NUL, nor UTF-8 a lone surrogate.
+    refuse(text_problems(body, field="body", what="message"))
 
 
 def skip(handle: str, reason: str, detail: str, via: str) -> dict:

@@ -32,7 +32,7 @@ def handle_problem(handle: str) -> str | None:
         return f"use lowercase only, e.g. {handle.lower()!r}"
     if not re.match(r"[a-z0-9]", handle):
         return "must start with a lowercase letter or a digit"
-    if not _HANDLE_RE.match(handle):
+    if not _HANDLE_RE.fullmatch(handle):  # match: `$` would let a last newline in
         bad = sorted({ch for ch in handle if not re.match(r"[a-z0-9-]", ch)})
         return f"only lowercase letters, digits and hyphens; remove {', '.join(map(repr, bad))}"
     if handle in RESERVED_HANDLES:

@@ -13,8 +13,9 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from osfoundry.auth import SCOPES, Principal, User
-from osfoundry.errors import Invalid
+from osfoundry.errors import Invalid, refuse
 from rooms.models import Project
+from rooms.snippets import name_problems
 
 from .models import AccessToken
 
@@ -83,6 +84,9 @@ def create_access_token(
 ) -> tuple[AccessToken, str]:
     """Create a token and return it with its secret, which is shown once and never stored.
     With `project_id` it acts only in that project (rooms.access applies it)."""
+    # An app's name rules: the name is shown on the Connected pages and in every byline of
+    # what the token does (and PostgreSQL text holds no NUL).
+    refuse(name_problems(name))
     if len(name) > NAME_MAX_CHARS:
         raise Invalid(f"name: at most {NAME_MAX_CHARS} characters", field="name")
     scopes = parse_scopes(scopes)

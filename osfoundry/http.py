@@ -18,6 +18,15 @@ from django.utils.http import parse_header_parameters
 from .auth import InsufficientScope, bearer_from_header
 from .errors import DomainError
 from .hot_settings import hot
+from .text import (
+    LINE_BREAK,
+    LONE_SURROGATE,
+    Lines,
+    describe,
+    file_character_problem,
+    visible,
+    why_refused,
+)
 
 WEB_SCHEMES = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
 # Request headers, names and values together. Browsers send a few KB (big cookies included;
@@ -230,41 +239,72 @@ class MalformedJSON(ValueError):
 SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
-def parse_json(body: bytes):
+def parse_json(body: bytes, *, name: str = "body"):
     """The JSON value of `body`, or MalformedJSON: not UTF-8, not JSON, nested past the
     parser's recursion limit, or holding a lone surrogate. A lone surrogate is a valid JSON
-    escape but no character: it cannot be encoded in an answer, or stored in PostgreSQL."""
+    escape but no character: it cannot be encoded in an answer, or stored in PostgreSQL.
+    Messages start with `name`, what the caller calls the text (a request body, a form field)."""
     try:
         value = json.loads(body.decode())  # strict UTF-8: json.loads(bytes) lets surrogates in
     except UnicodeDecodeError:
-        raise MalformedJSON("body is not UTF-8") from None
+        raise MalformedJSON(f"{name}: not UTF-8") from None
     except RecursionError:
-        raise MalformedJSON("JSON nested too deeply") from None
+        raise MalformedJSON(f"{name}: JSON nested too deeply") from None
     except ValueError:
-        raise MalformedJSON("body is not JSON") from None
-    if SURROGATE_ESCAPE.search(body) and has_lone_surrogate(value):
-        raise MalformedJSON(
-            "strings must be valid Unicode; a lone surrogate (\\ud800-\\udfff) is not"
-        )
+        raise MalformedJSON(f"{name}: not valid JSON") from None
+    if SURROGATE_ESCAPE.search(body) and (problem := lone_surrogate_problem(value, name=name)):
+        raise MalformedJSON(problem)
     return value
 
 
-def has_lone_surrogate(value) -> bool:
+def lone_surrogate_problem(value, *, name: str = "body") -> str | None:
+    """Where the first string of `value` (in the order it was written) holds a lone surrogate,
+    and what to send instead; None if none does. A caller fixes its call in one retry only if
+    told where: the string's JSON path (`params.arguments.name`) and column, or for a file's
+    content (a string in an object under "files") `path:line:col` as the snippet rules say it."""
     # A loop, not recursion: the value may be nested nearly as deep as the parser allows.
-    stack = [value]
+    stack: list[tuple[tuple, object, bool]] = [((), value, False)]
     while stack:
-        item = stack.pop()
+        path, item, is_key = stack.pop()
         if isinstance(item, str):
-            try:
-                item.encode()
-            except UnicodeEncodeError:
-                return True
+            if found := LONE_SURROGATE.search(item):
+                return surrogate_message(path, item, found.start(), is_key=is_key, name=name)
         elif isinstance(item, dict):
-            stack.extend(item)
-            stack.extend(item.values())
+            entries = []
+            for key, child in item.items():
+                entries += [((*path, key), key, True), ((*path, key), child, False)]
+            stack.extend(reversed(entries))
         elif isinstance(item, list):
-            stack.extend(item)
-    return False
+            stack.extend(((*path, i), child, False) for i, child in reversed(list(enumerate(item))))
+    return None
+
+
+def json_path(path: tuple, *, name: str) -> str:
+    """`params.arguments.files.src/App.tsx`, `comments[0].body`, `name` alone for the whole
+    value; keys written visibly (one may hold what the message refuses). A request body's keys
+    stand alone, as the REST errors name fields (`params.id`, not `body.params.id`)."""
+    text = name
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else f".{visible(part)}"
+    if name == "body" and path and isinstance(path[0], str):
+        text = text.removeprefix("body.")
+    return text
+
+
+def surrogate_message(path: tuple, text: str, index: int, *, is_key: bool, name: str) -> str:
+    ch = text[index]
+    line, col = Lines(text).position(index)
+    if not is_key and len(path) >= 2 and path[-2] == "files" and isinstance(path[-1], str):
+        # A file's content: where it is in the JSON, then in the file, as the snippet rules say.
+        files = json_path(path[:-1], name=name)
+        return f"{files}: {file_character_problem(visible(path[-1]), line, col, ch)}"
+    where = json_path(path, name=name)
+    at = f"line {line}, column {col}" if line > 1 or LINE_BREAK.search(text) else f"column {col}"
+    return (
+        f"{where}: {'in the key, ' if is_key else ''}{at}: {describe(ch)} {why_refused(ch)}; "
+        "send the whole character (a surrogate pair, such as \\ud83d\\ude00 for U+1F600) or "
+        "remove it"
+    )
 
 
 # One encoder for every answer: json.dumps() with options builds a new one per call.

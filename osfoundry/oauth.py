@@ -25,6 +25,7 @@ from django.utils.translation import gettext_lazy as _
 
 from osfoundry.auth import READ, SCOPES, WRITE, Principal
 from osfoundry.mcp.protocol import MCP_PATHS
+from osfoundry.text import one_line_problems
 
 OIDC_SCOPES = ("openid", "profile", "email")
 
@@ -67,6 +68,20 @@ def redirect_uri_problem(uri: str) -> str | None:
     except ValidationError:
         return "must be a well-formed URL (a full host name, no spaces)"
     return None
+
+
+def refuse_unsafe_client_name(name: str) -> None:
+    """Answer the registration with an RFC 7591 error when the client's name breaks an app
+    name's rules: it is shown on the consent page and on Connected apps, and a bidirectional
+    control could make it read as another app's (allauth's form refuses only NUL, < and >)."""
+    problems = one_line_problems(name, field="client_name", what="client name")
+    if problems:
+        raise ImmediateHttpResponse(
+            JsonResponse(
+                {"error": "invalid_client_metadata", "error_description": "; ".join(problems)},
+                status=HTTPStatus.BAD_REQUEST,
+            )
+        )
 
 
 def refuse_unsafe_redirect_uris(*, field: str, uris: list[str], error: str) -> None:
@@ -162,6 +177,7 @@ class OAuthAdapter(DefaultOIDCAdapter):
         return settings.PUBLIC_ORIGIN or super().get_issuer()
 
     def validate_client_registration(self, *, client, client_metadata, **kwargs) -> None:
+        refuse_unsafe_client_name(client.name)
         # allauth's form has checked that both are lists of strings.
         refuse_unsafe_redirect_uris(
             field="redirect_uris",

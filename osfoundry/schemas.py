@@ -5,6 +5,7 @@ idempotency.KEY_MAX_CHARS); the REST schemas, the MCP tools' published schemas a
 all read it from there.
 """
 
+import re
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -18,6 +19,17 @@ MAX_PAGE = 50
 PageLimit = Annotated[int, Field(ge=1, le=MAX_PAGE)]
 WaitSeconds = Annotated[int, Field(ge=0, le=MAX_WAIT_S)]
 Sequence = Annotated[int, Field(ge=0)]
+
+
+# A whole number in a form field (a revision, a number of days): ASCII digits, and few enough
+# for every integer column. str.isdigit() also takes "²", and int() refuses it (and numbers
+# past 4,300 digits): a 500 where the form should have answered.
+WHOLE_NUMBER = re.compile(r"[0-9]{1,9}")
+
+
+def whole_number(value: str) -> int | None:
+    """`value` as a whole number, or None when it is not one written in ASCII digits."""
+    return int(value) if WHOLE_NUMBER.fullmatch(value) else None
 
 
 class Strict(BaseModel):

@@ -18,9 +18,12 @@ Positions are 1-based and counted in characters (Unicode code points), not bytes
 units: `"é😀x"` has `x` at column 3.
 """
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Iterator
+
+from .errors import Problem
 
 BIDI_CONTROLS = frozenset(chr(cp) for cp in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 LINE_SEPARATORS = frozenset("\u2028\u2029")
@@ -36,6 +39,13 @@ _REFUSED_BEYOND_C0 = "\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udf
 REFUSED = re.compile(f"[\x00-\x1f{_REFUSED_BEYOND_C0}]")
 # The same, less tab, LF and CR: what a file may not carry.
 REFUSED_IN_FILES = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f{_REFUSED_BEYOND_C0}]")
+
+# Refused characters named one by one in a text before the rest are counted: a pasted binary
+# file would list thousands.
+MAX_REPORTED = 10
+
+LINE_BREAK = re.compile(r"\r\n|\r|\n")  # as in JavaScript, and on the card
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 # unicodedata has no names for control characters; these are their Unicode name aliases.
 _CONTROL_NAMES = (
@@ -100,20 +110,25 @@ def describe(ch: str) -> str:
     return f"{kind} {codepoint(ch)} ({char_name(ch)})"
 
 
-def why_refused(ch: str, *, in_code: bool = True) -> str:
-    """The harm, for the error message that names `ch` (in a file, or in a name or key)."""
+def why_refused(ch: str, *, in_code: bool = True, one_line: bool = True) -> str:
+    """The harm, for the error message that names `ch`: in a file (`in_code`), or in a name or
+    key (`one_line`), or in text a person writes (a review, a message)."""
     if ch in BIDI_CONTROLS:
         if in_code:
             return "can make code read differently than it runs"
         return "can make the text around it read differently than it is"
     if ch in LINE_SEPARATORS:
-        return "ends a line (and a // comment) in JavaScript but not on the review card"
+        if in_code or one_line:
+            return "ends a line (and a // comment) in JavaScript but not on the review card"
+        return "ends a line in some programs and not in others"
     if 0xD800 <= ord(ch) <= 0xDFFF:
         return "is not a character: no UTF-8 text can hold it"
     if ch in "\x0b\x0c":
         return "breaks a line for some tools and not for others, so line numbers would disagree"
     if unicodedata.category(ch) == "Cc":
-        return "is invisible on the review card" if in_code else "has no place in a one-line value"
+        if in_code:
+            return "is invisible on the review card"
+        return "has no place in a one-line value" if one_line else "is invisible where it is shown"
     return "is reserved for a program's internal use, never for text"
 
 
@@ -142,3 +157,48 @@ def one_line_problems(value: str, *, field: str, what: str) -> list[str]:
         f"remove it from the {what}"
         for index, ch in refused_characters(value)
     ]
+
+
+def text_problems(value: str, *, field: str, what: str) -> list[Problem]:
+    """Why `value`, text a person writes (a review's summary or comment, a message, its list of
+    handles), cannot be stored: every refused character but tab, LF and CR, at its column (and
+    line, in text of several lines); the first MAX_REPORTED, then how many more."""
+    found = list(refused_characters(value, allowed=FILE_CONTROLS))
+    if not found:
+        return []
+    lines = Lines(value)
+    problems = []
+    for index, ch in found[:MAX_REPORTED]:
+        line, col = lines.position(index)
+        at = f"line {line}, column {col}" if len(lines.starts) > 1 else f"column {col}"
+        why = why_refused(ch, in_code=False, one_line=False)
+        problems.append(
+            Problem(f"{field}: {at}: {describe(ch)} {why}; remove it from the {what}", field=field)
+        )
+    if len(found) > MAX_REPORTED:
+        more = len(found) - MAX_REPORTED
+        problems.append(
+            Problem(
+                f"{field}: {more} more such characters; remove them from the {what}", field=field
+            )
+        )
+    return problems
+
+
+def file_character_problem(path: str, line: int, col: int, ch: str) -> str:
+    """Why the file at `path` may not carry `ch` at `line`:`col`, and the fix."""
+    return (
+        f"{path}:{line}:{col}: {describe(ch)} {why_refused(ch)}; write it as an escape "
+        f"({escape_sequence(ch)}) inside a string if you need it"
+    )
+
+
+class Lines:
+    """1-based line and column of an index into `text`: lines end at LF, CRLF or CR."""
+
+    def __init__(self, text: str):
+        self.starts = [0] + [match.end() for match in LINE_BREAK.finditer(text)]
+
+    def position(self, index: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.starts, index)
+        return line, index - self.starts[line - 1] + 1

@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from osfoundry.errors import DomainError, NotFound
+from osfoundry.schemas import whole_number
 
 from . import tabs
 from .access import get_app_for_user
@@ -60,15 +61,11 @@ def tab_action(request, room_id, instance_id, action):
     return back(request, room_id)
 
 
-def parse_revision(value: str) -> int | None:
-    return int(value) if value.isdigit() else None
-
-
 @require_POST
 @login_required
 def rollback(request, room_id, instance_id):
-    to_revision = parse_revision(request.POST.get("to_revision", ""))
-    expected = parse_revision(request.POST.get("expected_revision", ""))
+    to_revision = whole_number(request.POST.get("to_revision", ""))
+    expected = whole_number(request.POST.get("expected_revision", ""))
     if to_revision is None or expected is None:
         return HttpResponseBadRequest("to_revision and expected_revision: whole numbers")
     try:

@@ -6,15 +6,22 @@ now, and the decision binds to that). A revision shows "Changes since your last 
 """
 
 import hashlib
-import json
 
 from osfoundry.errors import Invalid
+from osfoundry.http import MalformedJSON, parse_json
 
 from . import revisions
 from .diffs import diff_files
 from .filetree import file_tree
 from .models import Proposal
-from .snippets import version_app_files
+from .snippets import MAX_PATH_CHARS, version_app_files
+
+# The longest review the card sends: MAX_COMMENTS comments of MAX_COMMENT_CHARS, every character
+# of a body and its path escaped to two (JSON.stringify writes a newline or a quote as \n, \"),
+# and its line numbers. Anything longer is not the card's: refused before it is parsed.
+MAX_COMMENTS_JSON_CHARS = revisions.MAX_COMMENTS * (
+    2 * (revisions.MAX_COMMENT_CHARS + MAX_PATH_CHARS) + 100
+)
 
 
 def card_files(proposal: Proposal) -> dict[str, str]:
@@ -117,10 +124,18 @@ def parse_comments(raw: str) -> list[dict]:
     """The card's collected line comments, posted as one JSON list."""
     if not raw.strip():
         return []
+    if len(raw) > MAX_COMMENTS_JSON_CHARS:
+        raise Invalid(
+            f"comments: {len(raw):,} characters, at most {MAX_COMMENTS_JSON_CHARS:,}; "
+            "send the rest with the next review",
+            field="comments",
+        )
+    # The service's parser, with its rules: a form field nested past the parser's recursion
+    # limit is the sender's mistake, as a request body is.
     try:
-        comments = json.loads(raw)
-    except ValueError:
-        raise Invalid("comments: not valid JSON; reload the card", field="comments") from None
+        comments = parse_json(raw.encode(errors="surrogatepass"), name="comments")
+    except MalformedJSON as error:
+        raise Invalid(f"{error}; reload the card and comment again", field="comments") from None
     if not isinstance(comments, list):
         raise Invalid("comments: must be a list", field="comments")
     return comments

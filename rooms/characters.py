@@ -9,7 +9,6 @@ Lines count from 1 and end at LF, CRLF or CR, as in JavaScript and on the card; 
 from 1 in characters (code points). After these rules `str.splitlines()` agrees with both.
 """
 
-import bisect
 import re
 import unicodedata
 from collections import Counter
@@ -22,12 +21,12 @@ from osfoundry.text import (
     FILE_CONTROLS,
     REFUSED,
     REFUSED_IN_FILES,
+    Lines,
     char_name,
     codepoint,
     describe,
-    escape_sequence,
+    file_character_problem,
     refused_characters,
-    why_refused,
 )
 
 from .scripts import MixedWord, mixed_script_words
@@ -56,7 +55,6 @@ _SCAN = regex.compile(
     f"(?P<emoji>{EMOJI_SEQUENCE})|(?P<refused>{REFUSED_IN_FILES.pattern})|(?P<hidden>[{HIDDEN_CLASS}])"
 )
 _HIDDEN = regex.compile(f"[{HIDDEN_CLASS}]")
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _CANDIDATE = re.compile(r"[^\t\n\r\x20-\x7e]")
 BOM = "\ufeff"
 
@@ -143,17 +141,6 @@ def is_hidden(ch: str) -> bool:
     return bool(_HIDDEN.fullmatch(ch))
 
 
-class Lines:
-    """1-based line and column of an index into `text`."""
-
-    def __init__(self, text: str):
-        self.starts = [0] + [match.end() for match in _LINE_BREAK.finditer(text)]
-
-    def position(self, index: int) -> tuple[int, int]:
-        line = bisect.bisect_right(self.starts, index)
-        return line, index - self.starts[line - 1] + 1
-
-
 def content_problems(path: str, text: str, *, field_name: str) -> list[Problem]:
     """Every refused character in the file at `path`, as `path:line:col: what; the fix`."""
     found = list(refused_characters(text, allowed=FILE_CONTROLS))
@@ -163,13 +150,7 @@ def content_problems(path: str, text: str, *, field_name: str) -> list[Problem]:
     problems: list[Problem] = []
     for index, ch in found[:MAX_REPORTED_PER_FILE]:
         line, col = lines.position(index)
-        problems.append(
-            Problem(
-                f"{path}:{line}:{col}: {describe(ch)} {why_refused(ch)}; write it as an escape "
-                f"({escape_sequence(ch)}) inside a string if you need it",
-                field=field_name,
-            )
-        )
+        problems.append(Problem(file_character_problem(path, line, col, ch), field=field_name))
     if len(found) > MAX_REPORTED_PER_FILE or "\x00" in text:
         rest = len(found) - min(len(found), MAX_REPORTED_PER_FILE)
         more = f"{rest} more such characters; " if rest else ""

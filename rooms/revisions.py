@@ -10,7 +10,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from osfoundry.auth import AnyUser, User
-from osfoundry.errors import Conflict, Invalid, NotFound
+from osfoundry.errors import Conflict, Invalid, NotFound, refuse
+from osfoundry.text import text_problems
 
 from . import events, services
 from .access import get_app_for_user, get_proposal_for_user, get_room_for_user
@@ -151,6 +152,9 @@ def comment_problems(proposal: Proposal, comments: list[dict]) -> tuple[list[dic
         if not isinstance(body, str) or not body.strip() or len(body) > MAX_COMMENT_CHARS:
             problems.append(f"{where}.body: write 1–{MAX_COMMENT_CHARS:,} characters")
             continue
+        if found := text_problems(body, field=f"{where}.body", what="comment"):
+            problems.extend(found)
+            continue
         clean.append({"path": path, "line_start": start, "line_end": end, "body": body.strip()})
     return clean, problems
 
@@ -168,6 +172,8 @@ def request_changes(
     summary = summary.strip()
     if len(summary) > MAX_SUMMARY_CHARS:
         raise Invalid(f"summary: at most {MAX_SUMMARY_CHARS:,} characters", field="summary")
+    # The agent reads the review as the owner wrote it (and PostgreSQL text holds no NUL).
+    refuse(text_problems(summary, field="summary", what="summary"))
     proposal = lock_pending_for_owner(
         owner=owner, proposal_id=proposal_id, content_hash=content_hash
     )

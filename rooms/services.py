@@ -12,6 +12,7 @@ from django.utils import timezone
 from osfoundry.auth import AnyUser, User, connection_handle, principal_of
 from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound, refuse
 from osfoundry.idempotency import IdempotentRequest, canonical_hash, key_problems
+from osfoundry.text import text_problems
 
 from . import access, events, repositories, runchecks, tabs
 from .access import get_room_for_user, parse_uuid
@@ -362,6 +363,8 @@ def decline_proposal(
     reason = reason.strip()
     if len(reason) > 1000:
         raise Invalid("reason: at most 1000 characters", field="reason")
+    # The agent reads the reason as the owner wrote it (and PostgreSQL text holds no NUL).
+    refuse(text_problems(reason, field="reason", what="reason"))
     proposal = lock_pending_for_owner(
         owner=owner, proposal_id=proposal_id, content_hash=content_hash
     )

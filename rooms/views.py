@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from osfoundry.errors import DomainError, Invalid, NotFound
+from osfoundry.schemas import whole_number
 
 from . import access, approvals, cards, revisions, runchecks, services
 from .filetree import natural, tree_order
@@ -154,7 +155,7 @@ def decide(request, proposal_id, decision: str):
                 owner=request.user,
                 proposal_id=proposal_id,
                 content_hash=content_hash,
-                base_revision=int(base) if base.isdigit() else None,
+                base_revision=whole_number(base),
             )
             messages.success(request, f"Approved: “{app.name}” is now a tab in {app.room.name}.")
         else:

@@ -59,6 +59,7 @@ def test_a_new_token_is_shown_once_and_only_its_hash_is_stored(client, owner, pr
         ({"scopes": ["osfoundry:admin"]}, "scopes", "osfoundry:admin not valid"),
         ({"expires_in_days": "9999"}, "expires_in_days", "out of range"),
         ({"expires_in_days": "soon"}, "expires_in_days", "not a number of days"),
+        ({"expires_in_days": "³⁰"}, "expires_in_days", "not a number of days"),  # isdigit() took it
         ({"project": "not-a-uuid"}, "project", "is not a project of yours"),
         ({"name": "x" * 201}, "name", "at most 200 characters"),
     ],
@@ -70,6 +71,34 @@ def test_a_bad_token_form_names_the_field_and_stores_nothing(client, owner, form
     assert response.context["error"].field == field
     assert words in response.context["error"].message
     assert words in response.content.decode().replace("&#x27;", "'")
+    assert not AccessToken.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        (
+            "laptop\x00",
+            "column 7: control character U+0000 (NULL) has no place in a one-line value",
+        ),
+        (
+            "Claude \u202egnp.exe",
+            "column 8: bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE) can make the text "
+            "around it read differently than it is",
+        ),
+    ],
+    ids=["nul", "right-to-left-override"],
+)
+def test_a_token_name_follows_the_app_name_rules_and_nothing_is_stored(
+    client, owner, name, problem
+):
+    # A NUL was stored on SQLite and a 500 on PostgreSQL; an override shows in every byline.
+    client.force_login(owner)
+    response = create(client, name=name)
+    assert response.status_code == 400
+    error = response.context["error"]
+    assert (error.field, error.message) == ("name", f"name: {problem}; remove it from the name")
+    assert error.message in response.content.decode()
     assert not AccessToken.objects.exists()
 
 

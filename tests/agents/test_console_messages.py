@@ -237,20 +237,61 @@ def test_the_sidebar_costs_the_same_queries_for_many_threads_and_channels(
     assert queries() == few
 
 
-def test_a_body_no_database_can_store_is_refused_naming_the_field(owner_client, ada, bob):
-    response = owner_client.post(
-        reverse("agents:send"),
-        {"to": "bob-codex", "body": "before\x00after", "idempotency_key": "ui-key-0006"},
-    )
+@pytest.mark.parametrize(
+    ("form", "message"),
+    [
+        (
+            {"body": "before\x00after"},
+            "body: column 7: control character U+0000 (NULL) is invisible where it is shown; "
+            "remove it from the message",
+        ),
+        (
+            {"body": "see\n\u202egnp.exe"},
+            "body: line 2, column 1: bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE) can "
+            "make the text around it read differently than it is; remove it from the message",
+        ),
+        (
+            {"to": "bob-codex x\x00"},
+            "to: column 12: control character U+0000 (NULL) is invisible where it is shown; "
+            "remove it from the handles",
+        ),
+        (
+            {"to": "bob-codex \u202ex"},
+            "to: column 11: bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE) can make the "
+            "text around it read differently than it is; remove it from the handles",
+        ),
+    ],
+    ids=["nul-in-body", "override-in-body", "nul-in-to", "override-in-to"],
+)
+def test_a_nul_or_a_bidirectional_control_is_refused_naming_the_field(
+    owner_client, ada, bob, form, message
+):
+    # A handle nobody has is stored with the skipped ones, and PostgreSQL's jsonb holds no NUL.
+    data = {"to": "bob-codex", "body": "hi", "idempotency_key": "ui-key-0006", **form}
+    response = owner_client.post(reverse("agents:send"), data)
     assert response.status_code == 400
-    assert "body: character 7 is U+0000" in response.content.decode()
+    assert response.context["composer"]["error"] == message
+    assert response.context["composer"]["error_field"] == next(iter(form))
     assert not Message.objects.exists()
 
 
-def test_a_handle_that_breaks_the_pattern_is_refused_naming_it(owner_client, owner):
-    refused = owner_client.post(reverse("agents:claim_handle"), {"handle": "Not A Handle!"})
+@pytest.mark.parametrize(
+    ("handle", "remove"),
+    [
+        ("Not A Handle!", None),
+        ("ada\x00", "'\\x00'"),
+        ("ada\u202e", "'\\u202e'"),
+        ("ada\n", "'\\n'"),  # `$` matches before a last newline: the pattern alone let it in
+    ],
+    ids=["pattern", "nul", "right-to-left-override", "trailing-newline"],
+)
+def test_a_handle_that_breaks_the_pattern_is_refused_naming_it(owner_client, owner, handle, remove):
+    refused = owner_client.post(reverse("agents:claim_handle"), {"handle": handle})
     assert refused.status_code == 400
-    assert "handle" in refused.content.decode()
+    error = refused.context["handle_error"]
+    assert error.startswith("handle: ")
+    if remove:
+        assert error == f"handle: only lowercase letters, digits and hyphens; remove {remove}"
     assert not AgentProfile.objects.filter(owner=owner).exists()
 
 

@@ -136,15 +136,32 @@ def test_body_limits(alice, bob):
     assert not Message.objects.exists()
 
 
-@pytest.mark.parametrize(("body", "code"), [("a\x00b", "U+0000"), ("a\ud800b", "U+D800")])
-def test_a_body_no_database_can_store_is_refused(alice, bob, body, code):
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        ("a\x00b", "control character U+0000 (NULL) is invisible where it is shown"),
+        ("a\ud800b", "lone surrogate U+D800 is not a character: no UTF-8 text can hold it"),
+        (
+            "a\u2066b",
+            "bidirectional control U+2066 (LEFT-TO-RIGHT ISOLATE) can make the text around it "
+            "read differently than it is",
+        ),
+        ("a\x1b[31mb", "control character U+001B (ESCAPE) is invisible where it is shown"),
+    ],
+)
+def test_a_body_refuses_what_no_database_can_store_and_what_a_reader_would_misread(
+    alice, bob, body, problem
+):
     with pytest.raises(Invalid) as error:
         send(alice, "bob-codex", body)
-    assert (
-        error.value.message == f"body: character 2 is {code}, which no message can hold; remove it"
-    )
+    assert error.value.message == f"body: column 2: {problem}; remove it from the message"
     assert error.value.field == "body"
     assert not Message.objects.exists()
+
+
+def test_a_body_keeps_its_tabs_and_newlines(alice, bob):
+    send(alice, "bob-codex", "a\tb\r\nc\nd")
+    assert Message.objects.get().body == "a\tb\r\nc\nd"
 
 
 def test_replies_join_the_thread_root(alice, bob):

@@ -11,8 +11,11 @@ import pytest
 from rooms.models import Proposal
 
 NESTED = b"[" * 2000
-PARSE_ERROR_UNICODE = (
-    "Parse error: strings must be valid Unicode; a lone surrogate (\\ud800-\\udfff) is not"
+MCP_PATHS = ["/api/v1/mcp", "/api/v1/external-mcp"]
+# What a lone surrogate outside a file is, and the fix; each message starts with where it is.
+NOT_A_CHARACTER = (
+    "lone surrogate U+{cp} is not a character: no UTF-8 text can hold it; send the whole "
+    "character (a surrogate pair, such as \\ud83d\\ude00 for U+1F600) or remove it"
 )
 
 
@@ -37,11 +40,12 @@ def logged():
         logger.removeHandler(handler)
 
 
-def post(server, body: bytes, token: str | None = None):
+def post(server, body: bytes, token: str | None = None, *, path: str | None = None):
     headers = {"Content-Type": "application/json"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    return httpx.post(server.mcp_url, content=body, headers=headers, timeout=30)
+    url = server.url + path if path else server.mcp_url
+    return httpx.post(url, content=body, headers=headers, timeout=30)
 
 
 def parse_error(message: str) -> dict:
@@ -51,23 +55,37 @@ def parse_error(message: str) -> dict:
 def test_deeply_nested_json_is_a_parse_error(asgi_server, logged):
     response = post(asgi_server, NESTED)
     assert response.status_code == 400
-    assert response.json() == parse_error("Parse error: JSON nested too deeply")
+    assert response.json() == parse_error("Parse error: body: JSON nested too deeply")
     assert [r for r in logged if r.exc_info] == []
 
 
+@pytest.mark.parametrize("path", MCP_PATHS)
 @pytest.mark.parametrize(
-    "body",
+    ("body", "where", "cp"),
     [
-        rb'{"jsonrpc": "2.0", "id": "\ud800", "method": "ping"}',
-        rb'{"jsonrpc": "2.0", "id": 1, "method": "tools/call",'
-        rb' "params": {"name": "list_rooms", "arguments": {"\udc00": 1}}}',
+        (rb'{"jsonrpc": "2.0", "id": "\ud800", "method": "ping"}', "id: column 1: ", "D800"),
+        (
+            rb'{"jsonrpc": "2.0", "id": 1, "method": "tools/call",'
+            rb' "params": {"name": "list_rooms", "arguments": {"limit": 1, "x\udc00": 1}}}',
+            "params.arguments.x\\uDC00: in the key, column 2: ",
+            "DC00",
+        ),
+        (
+            rb'{"jsonrpc": "2.0", "id": 1, "method": "tools/call",'
+            rb' "params": {"name": "send_agent_message", "arguments": {"to": "bob",'
+            rb' "body": "Hi,\n\nsee \ud83d\ude00 \ud800", "idempotency_key": "key-00001"}}}',
+            "params.arguments.body: line 3, column 7: ",  # columns count characters
+            "D800",
+        ),
     ],
-    ids=["in-the-id", "in-a-tool-argument"],
+    ids=["in-the-id", "in-a-key", "in-a-message-body"],
 )
-def test_a_lone_surrogate_is_a_parse_error(asgi_server, logged, agent, token_factory, body):
-    response = post(asgi_server, body, token_factory(agent))
+def test_a_lone_surrogate_is_a_parse_error_naming_where_it_is(
+    asgi_server, logged, agent, token_factory, path, body, where, cp
+):
+    response = post(asgi_server, body, token_factory(agent), path=path)
     assert response.status_code == 400
-    assert response.json() == parse_error(PARSE_ERROR_UNICODE)
+    assert response.json() == parse_error(f"Parse error: {where}{NOT_A_CHARACTER.format(cp=cp)}")
     assert [r for r in logged if r.exc_info] == []
 
 
@@ -75,7 +93,7 @@ def test_an_encoded_surrogate_is_not_utf8(asgi_server, logged):
     # The surrogate's three UTF-8-like bytes, which json.loads(bytes) would let through.
     response = post(asgi_server, b'{"jsonrpc": "2.0", "id": "\xed\xa0\x80", "method": "ping"}')
     assert response.status_code == 400
-    assert response.json() == parse_error("Parse error: body is not UTF-8")
+    assert response.json() == parse_error("Parse error: body: not UTF-8")
     assert [r for r in logged if r.exc_info] == []
 
 

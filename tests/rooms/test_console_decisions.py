@@ -2,6 +2,7 @@
 
 import re
 
+import pytest
 from django.test import Client
 from django.urls import reverse
 
@@ -113,6 +114,45 @@ def test_too_long_reason_is_a_clear_error(client, owner, room, agent, files):
     assert "reason: at most 1000 characters" in response.content.decode()
     proposal.refresh_from_db()
     assert proposal.is_pending
+
+
+@pytest.mark.parametrize(
+    ("reason", "problem"),
+    [
+        ("Use the\ntokens\x00", "line 2, column 7: control character U+0000 (NULL) is invisible"),
+        ("Use \u202ethe tokens", "column 5: bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE)"),
+    ],
+    ids=["nul", "right-to-left-override"],
+)
+def test_a_reason_with_a_nul_or_a_bidirectional_control_is_a_clear_error(
+    client, owner, room, agent, files, reason, problem
+):
+    proposal = propose(room, agent, files)
+    client.force_login(owner)
+    response = client.post(
+        decline_url(proposal), {"content_hash": proposal.content_hash, "reason": reason}
+    )
+    assert response.status_code == 400
+    assert response.context["decision_error"].startswith(f"reason: {problem}")
+    assert response.context["decision_error"].endswith("; remove it from the reason")
+    assert response.context["reason"] == reason  # kept in the form for the next press
+    proposal.refresh_from_db()
+    assert proposal.is_pending
+
+
+def test_a_base_revision_that_is_not_ascii_digits_binds_to_nothing_as_any_other_word(
+    client, owner, room, agent, files
+):
+    # str.isdigit() took "¹", and int() refused it: a 500 instead of the approval.
+    proposal = propose(room, agent, files)
+    client.force_login(owner)
+    response = client.post(
+        approve_url(proposal), {"content_hash": proposal.content_hash, "base_revision": "¹"}
+    )
+    assert response.status_code == 302
+    proposal.refresh_from_db()
+    assert proposal.status == Proposal.Status.APPROVED
+    assert LauncherApp.objects.get().proposal == proposal
 
 
 def test_member_cannot_decide(client, member, room, agent, files):

@@ -6,6 +6,7 @@ import json
 import pytest
 from django.urls import reverse
 
+from rooms.cards import MAX_COMMENTS_JSON_CHARS
 from rooms.models import LauncherApp, Proposal, ReviewComment
 from rooms.revisions import propose_update, request_changes, revise_proposal
 from rooms.services import approve_proposal
@@ -115,6 +116,94 @@ def test_a_bad_review_is_shown_on_the_card_and_stores_nothing(
     assert proposal.is_pending and not ReviewComment.objects.exists()
 
 
+def test_deeply_nested_comments_are_a_form_error_and_store_nothing(
+    client, owner, agent, app, files
+):
+    # Nested past the parser's recursion limit: json.loads raised RecursionError, a 500.
+    proposal = update(app, agent, files, "v2")
+    client.force_login(owner)
+    response = client.post(
+        reverse("rooms:request_changes", args=[proposal.pk]),
+        {"content_hash": proposal.content_hash, "summary": "Almost", "comments": "[" * 100_000},
+    )
+    assert response.status_code == 400
+    assert response.context["decision_error"] == (
+        "comments: JSON nested too deeply; reload the card and comment again"
+    )
+    assert "Almost" in response.content.decode()  # the summary is kept for the next press
+    proposal.refresh_from_db()
+    assert proposal.is_pending and not ReviewComment.objects.exists()
+
+
+def test_comments_longer_than_any_review_are_refused_before_they_are_parsed(
+    client, owner, agent, app, files
+):
+    proposal = update(app, agent, files, "v2")
+    client.force_login(owner)
+    comments = json.dumps(["x" * MAX_COMMENTS_JSON_CHARS])
+    response = client.post(
+        reverse("rooms:request_changes", args=[proposal.pk]),
+        {"content_hash": proposal.content_hash, "summary": "", "comments": comments},
+    )
+    assert response.status_code == 400
+    assert response.context["decision_error"] == (
+        f"comments: {len(comments):,} characters, at most {MAX_COMMENTS_JSON_CHARS:,}; "
+        "send the rest with the next review"
+    )
+    proposal.refresh_from_db()
+    assert proposal.is_pending and not ReviewComment.objects.exists()
+
+
+NUL_IN_TEXT = "control character U+0000 (NULL) is invisible where it is shown"
+OVERRIDE_IN_TEXT = (
+    "bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE) can make the text around it read "
+    "differently than it is"
+)
+
+
+@pytest.mark.parametrize(
+    ("summary", "body", "message"),
+    [
+        (
+            "Use a\nhook\x00",
+            "ok",
+            f"summary: line 2, column 5: {NUL_IN_TEXT}; remove it from the summary",
+        ),
+        (
+            "Use \u202ea hook",
+            "ok",
+            f"summary: column 5: {OVERRIDE_IN_TEXT}; remove it from the summary",
+        ),
+        ("", "a\x00b", f"comments[0].body: column 2: {NUL_IN_TEXT}; remove it from the comment"),
+        (
+            "",
+            "see \u202e",
+            f"comments[0].body: column 5: {OVERRIDE_IN_TEXT}; remove it from the comment",
+        ),
+    ],
+    ids=["nul-in-summary", "override-in-summary", "nul-in-comment", "override-in-comment"],
+)
+def test_a_review_with_a_nul_or_a_bidirectional_control_is_a_form_error_naming_the_field(
+    client, owner, agent, app, files, summary, body, message
+):
+    proposal = update(app, agent, files, "v2")
+    client.force_login(owner)
+    comments = [{"path": "src/App.tsx", "line_start": 1, "line_end": 1, "body": body}]
+    response = client.post(
+        reverse("rooms:request_changes", args=[proposal.pk]),
+        {
+            "content_hash": proposal.content_hash,
+            "summary": summary,
+            "comments": json.dumps(comments),
+        },
+    )
+    assert response.status_code == 400
+    assert response.context["decision_error"] == message
+    assert message in response.content.decode()
+    proposal.refresh_from_db()
+    assert proposal.is_pending and not ReviewComment.objects.exists()
+
+
 def test_members_cannot_request_changes(client, member, agent, app, files):
     proposal = update(app, agent, files, "v2")
     client.force_login(member)
@@ -188,6 +277,22 @@ def test_history_lists_revisions_and_the_owner_rolls_back(client, owner, member,
     assert LauncherApp.objects.get(pk=app.pk).revision == 3
 
 
+@pytest.mark.parametrize("number", ["²", "1" * 5000], ids=["superscript-two", "5000-digits"])
+def test_a_rollback_to_what_is_not_a_whole_number_is_a_400_not_a_500(
+    client, owner, agent, app, files, number
+):
+    # str.isdigit() took both, and int() refused them.
+    approve_proposal(owner=owner, proposal_id=update(app, agent, files, "v2").pk)
+    client.force_login(owner)
+    response = client.post(
+        reverse("rooms:rollback", args=[app.room_id, app.pk]),
+        {"to_revision": number, "expected_revision": "2"},
+    )
+    assert response.status_code == 400
+    assert response.content == b"to_revision and expected_revision: whole numbers"
+    assert LauncherApp.objects.get(pk=app.pk).revision == 2
+
+
 def test_a_revision_page_is_read_only_with_its_diff(client, owner, member, agent, app, files):
     approve_proposal(owner=owner, proposal_id=update(app, agent, files, "v2").pk)
     client.force_login(member)
@@ -237,6 +342,30 @@ def test_tab_actions_from_the_room_page(client, owner, member, room, app):
     )
     assert "Only the Room owner can remove a tab" in refused.content.decode()
     assert not LauncherApp.objects.get(pk=app.pk).is_removed
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("Focus\x00", "column 6: control character U+0000 (NULL) has no place in a one-line value"),
+        (
+            "Focus \u202etimer",
+            "column 7: bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE) can make the text "
+            "around it read differently than it is",
+        ),
+    ],
+    ids=["nul", "right-to-left-override"],
+)
+def test_a_tab_name_follows_the_app_name_rules_on_the_room_page(
+    client, owner, room, app, name, problem
+):
+    client.force_login(owner)
+    action = reverse("rooms:tab_action", args=[room.pk, app.pk, "rename"])
+    response = client.post(action, {"name": name}, follow=True)
+    assert response.redirect_chain == [(reverse("rooms:room", args=[room.pk]), 302)]
+    assert f"name: {problem}; remove it from the name" in response.content.decode()
+    app.refresh_from_db()
+    assert app.name == "Standup timer"
 
 
 def test_moving_a_tab_returns_to_the_page_it_was_posted_from(client, owner, room, agent, app):

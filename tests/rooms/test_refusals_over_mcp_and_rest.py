@@ -77,7 +77,10 @@ def test_mcp_refuses_trojan_source_with_the_exact_error(asgi_server, room, agent
     assert_nothing_stored()
 
 
-def test_mcp_refuses_lone_surrogates_before_any_tool_runs(asgi_server, room, agent, token_factory):
+@pytest.mark.parametrize("path", ["/api/v1/mcp", "/api/v1/external-mcp"])
+def test_mcp_refuses_lone_surrogates_before_any_tool_runs_naming_the_file_line_and_column(
+    asgi_server, room, agent, token_factory, path
+):
     # The official client's encoder refuses lone surrogates, but JSON can carry them (\ud800)
     # and other clients send them: this one writes its JSON by hand.
     message = {
@@ -90,7 +93,7 @@ def test_mcp_refuses_lone_surrogates_before_any_tool_runs(asgi_server, room, age
         },
     }
     response = httpx.post(
-        asgi_server.mcp_url,
+        asgi_server.url + path,
         content=json.dumps(message).encode("ascii"),
         headers={
             "Content-Type": "application/json",
@@ -99,11 +102,13 @@ def test_mcp_refuses_lone_surrogates_before_any_tool_runs(asgi_server, room, age
         timeout=30,
     )
     # The endpoint refuses it before any tool runs (osfoundry/http.parse_json): a JSON-RPC
-    # parse error that says why.
+    # parse error naming where the first one is, in the words REST uses for that file.
     assert response.status_code == 400
-    assert response.json()["error"]["message"] == (
-        "Parse error: strings must be valid Unicode; a lone surrogate (\\ud800-\\udfff) is not"
-    )
+    in_the_file = SURROGATES.split("; unsafe path")[0]
+    assert response.json()["error"] == {
+        "code": -32700,
+        "message": f"Parse error: params.arguments.files: {in_the_file}",
+    }
     assert_nothing_stored()
 
 
