@@ -271,7 +271,7 @@ def test_the_files_of_a_commit_past_the_total_limit_are_refused(
         asgi_server.url, member_token, [(ZERO, objects[-1].id, MAIN)], pack(entries_of(objects))
     )
     assert (
-        f"error: the files of {objects[-1].id.decode()[:12]} come to more than 10 MiB, the most one "
-        "version holds; keep large files out of the repository" in text
+        f"error: the files of {objects[-1].id.decode()[:12]} come to more than 10 MiB, the most "
+        "one version holds; keep large files out of the repository" in text
     )
     assert nothing_stored()
