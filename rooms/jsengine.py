@@ -15,6 +15,10 @@ proposal time"):
   and the context a hard memory limit; past it the context is broken, so it is replaced.
 - After fork the child makes its own context (a parent's hangs); at exit it is closed (without
   that, a process that timed out a call hung at exit in 4 of 16 runs).
+- V8 itself is initialised on the thread that imports this module (the main thread): left to
+  the first context, made on its own thread, closing any context after a call had timed out
+  was a segmentation fault, every time, on these machines (mini-racer 0.14.1, AMD EPYC, Linux
+  6.18): the test process, `seed_demo` and a server at exit all crashed with exit 139.
 """
 
 import atexit
@@ -26,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from py_mini_racer import init_mini_racer
 
 SCRIPTS = (
     Path(settings.BASE_DIR) / "static" / "vendor" / "sucrase" / "sucrase.js",
@@ -157,6 +162,7 @@ class Engine:
 
 
 _abandoned: list = []
+init_mini_racer(ignore_duplicate_init=True)
 engine = Engine()
 atexit.register(engine.close)
 os.register_at_fork(after_in_child=engine._after_fork)
