@@ -9,6 +9,12 @@ creates is rolled back. Goal: <= 50 ms median for 21 files once cached.
 Then an update card through the same view: the 21-file app approved, an update with 3 of its
 files changed, its diff computed once per pair of content hashes (cold: nothing cached).
 Goal: <= 50 ms cached. `--diff-only` times rooms/diffs.py + templates/rooms/_diff.html alone.
+
+`--hostile` renders, once each and cold, the revision cards of issue 31: a file of repeated
+lines revised with one line changed (difflib's matching was quadratic there), the first and last
+lines changed (nothing in common at the ends), every other line changed (more changes than the
+diff's budget compares), every line rewritten (the diff's HTML cap), and 90 lines of 490
+repeated words, each with its last word changed (the word marks' own matching).
 """
 
 import argparse
@@ -41,7 +47,7 @@ from django.urls import reverse  # noqa: E402
 from rooms import diffs  # noqa: E402
 from rooms.demo import standup_timer_files  # noqa: E402
 from rooms.models import Project, Room  # noqa: E402
-from rooms.revisions import propose_update  # noqa: E402
+from rooms.revisions import propose_update, revise_proposal  # noqa: E402
 from rooms.services import approve_proposal, propose_snippet  # noqa: E402
 
 COMPONENT = """import {{ useEffect, useState }} from "react";
@@ -168,22 +174,79 @@ def measure_update_diff(runs: int) -> None:
     )
 
 
+def hostile_inputs() -> list[tuple[str, str, str]]:
+    """(label, old text, new text) of notes.txt, each an owner's card an agent can stall."""
+    words = "a " * 490
+    return [
+        ("'a' x 10,000, last changed", "a\n" * 10_000, "a\n" * 9_999 + "b\n"),
+        ("'a' x 12,000, last changed", "a\n" * 12_000, "a\n" * 11_999 + "b\n"),
+        ("'a' x 10,000, first+last", "a\n" * 10_000, "b\n" + "a\n" * 9_998 + "b\n"),
+        ("'a' x 10,000 to 'a', 'b' x 5,000", "a\n" * 10_000, "a\nb\n" * 5_000),
+        (
+            "10,000 lines rewritten",
+            "".join(f"line {n}\n" for n in range(10_000)),
+            "".join(f"line {n}!\n" for n in range(10_000)),
+        ),
+        ("90 long lines, last word", f"{words}a\n" * 90, f"{words}b\n" * 90),
+    ]
+
+
+def measure_hostile(client, room, agent) -> None:
+    # Warm up once (lexers, templates, the run check's engine): the figures are the diff's.
+    warm = propose_snippet(
+        caller=agent,
+        room_id=str(room.pk),
+        name="Warm up",
+        files=standup_timer_files(),
+        idempotency_key="bench-hostile-warm",
+    ).proposal
+    timed_get(client, reverse("rooms:proposal", args=[warm.pk]))
+    print(f"{'hostile revision card (cold, once)':<34} {'ms':>8} {'page KB':>8} {'diff KB':>8}")
+    for index, (label, old, new) in enumerate(hostile_inputs()):
+        first = propose_snippet(
+            caller=agent,
+            room_id=str(room.pk),
+            name=f"Hostile {index}",
+            files={**standup_timer_files(), "notes.txt": old},
+            idempotency_key=f"bench-hostile-{index:04}",
+        ).proposal
+        revision = revise_proposal(
+            caller=agent,
+            proposal_id=str(first.pk),
+            files={**first.files, "notes.txt": new},
+            idempotency_key=f"bench-hostile-revision-{index:04}",
+        ).proposal
+        cache.clear()
+        elapsed, body = timed_get(client, reverse("rooms:proposal", args=[revision.pk]))
+        html = body.decode()
+        start = html.index('<section class="diff"')
+        # The diff ends where the revision's files begin: "All files of revision 2".
+        diff_html = html[start : html.index("<h2>", start)]
+        print(
+            f"{label:<34} {elapsed:>8.0f} {len(body) / 1024:>8.0f}"
+            f" {len(diff_html.encode()) / 1024:>8.0f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--diff-only", action="store_true", help="only the update card's diff")
+    parser.add_argument("--hostile", action="store_true", help="only issue 31's revision cards")
     args = parser.parse_args()
-    measure_update_diff(args.runs)
+    if not args.hostile:
+        measure_update_diff(args.runs)
     if args.diff_only:
         return
     call_command("migrate", verbosity=0)
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
     cache_backend = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
     print(f"cache: {cache_backend}; database: {settings.DATABASES['default']['ENGINE']}")
-    print(
-        f"{'files':>5} {'source':>9} {'cold ms':>8} {'cached ms':>10} {'p95 ms':>7}"
-        f" {'page KB':>8} {'gzip KB':>8}"
-    )
+    if not args.hostile:
+        print(
+            f"{'files':>5} {'source':>9} {'cold ms':>8} {'cached ms':>10} {'p95 ms':>7}"
+            f" {'page KB':>8} {'gzip KB':>8}"
+        )
     with transaction.atomic():
         users = get_user_model().objects
         owner = users.create_user("bench-owner")
@@ -194,6 +257,10 @@ def main() -> None:
         room.members.add(agent)
         client = Client()
         client.force_login(owner)
+        if args.hostile:
+            measure_hostile(client, room, agent)
+            transaction.set_rollback(True)
+            return
         by_count = {}
         for count in (2, 21, 64):
             files = snippet(count)

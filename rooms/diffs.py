@@ -8,11 +8,14 @@ included), each <mark> opened and closed between the same tags so Pygments' span
 
 Both sides are immutable content named by their hash, so a diff is computed once per pair of
 hashes and kept in Django's cache.
+
+An agent chooses what is diffed, so a diff spends at most a budget: steps of matching lines and
+words (rooms/matching.py), and characters of HTML. A file past either is still on the card, with
+its counts, "Too many changes to show" and its new text in full a click away.
 """
 
 import re
-from dataclasses import dataclass
-from difflib import SequenceMatcher
+from dataclasses import dataclass, field
 from html import unescape
 from typing import Literal
 
@@ -23,14 +26,29 @@ from django.utils.safestring import SafeString, mark_safe
 from . import highlight
 from .characters import Reveal, reveal
 from .filetree import tree_order
+from .matching import BoundedMatcher, Budget
 from .reveal import plain_text
 
-# v1: rows of highlighted lines with word marks. Carries the highlighter's version: a new
-# highlighting makes every cached diff unreachable too.
-CACHE_VERSION = f"v1-{highlight.CACHE_VERSION}"
+# v2: a file past the diff's budget has no hunks, and a note. Carries the highlighter's version:
+# a new highlighting makes every cached diff unreachable too.
+CACHE_VERSION = f"v2-{highlight.CACHE_VERSION}"
 CONTEXT_LINES = 3  # as `git diff`
 # Lines alike by less than this share too little for word marks to help: the line is new.
 WORD_MARK_MIN_RATIO = 0.3
+# What one diff may spend matching lines, then words (steps of rooms/matching.py, about a third
+# of a microsecond each): at most about 0.7 s in all, where "a\n" * 10_000 revised at one line
+# took difflib 11.5 s (27 s on a loaded machine). bench/card.py's update of 21 files, three of
+# them edited, spends 855 on lines and 10,014 on words.
+LINE_STEPS = 1_500_000
+WORD_STEPS = 500_000
+# difflib's part in one line's word marks: the demo's App.tsx lines take at most 183 steps,
+# 1,000 characters of JSX or of minified code 25,000-27,500; past it Myers' matching, cheap when
+# little changed (a line of 490 repeated words, its last one changed, took difflib 481,000).
+LINE_WORD_STEPS = 30_000
+# The HTML of the rows one diff shows, about (each row's line, path and tags). 21 files with
+# three edited is 4 KB; 10,000 lines rewritten were 4.3 MB, 2 s to send and more to lay out.
+MAX_HTML_CHARS = 600_000
+ROW_TAGS_CHARS = 180  # the <tr> and <td>s of _diff.html around one line: 176 (and its path)
 
 Status = Literal["added", "removed", "modified", "unchanged"]
 Kind = Literal["context", "add", "del"]
@@ -91,6 +109,8 @@ class FileDiff:
     hunks: tuple[Hunk, ...] = ()
     is_binary: bool = False  # either side: no lines shown, "binary file changed"
     is_plain: bool = False  # a side was large: no word marks (and plain text, as highlight does)
+    # Past the diff's budget: no hunks, `note` says why; `added` and `removed` still count.
+    has_too_many_changes: bool = False
     # An unchanged file, highlighted whole (None when binary or large: then `note` says why).
     html: SafeString | None = None
     note: str = ""
@@ -163,20 +183,30 @@ def diff_files(
     return diff
 
 
+@dataclass
+class Allowance:
+    """What one diff may still spend, file after file in tree order."""
+
+    lines: Budget = field(default_factory=lambda: Budget(LINE_STEPS))
+    words: Budget = field(default_factory=lambda: Budget(WORD_STEPS))
+    html: Budget = field(default_factory=lambda: Budget(MAX_HTML_CHARS))
+
+
 def compute_diff(
     old: dict[str, str | None], new: dict[str, str | None], *, old_hash: str, new_hash: str
 ) -> CardDiff:
     """`diff_files` without the cache."""
     files = []
+    allowance = Allowance()
     for path in tree_order(old.keys() | new.keys()):
         if path not in old:
-            files.append(file_diff(path, "added", "", new[path]))
+            files.append(file_diff(path, "added", "", new[path], allowance))
         elif path not in new:
-            files.append(file_diff(path, "removed", old[path], ""))
+            files.append(file_diff(path, "removed", old[path], "", allowance))
         elif old[path] == new[path]:
             files.append(unchanged_file(path, new[path]))
         else:
-            files.append(file_diff(path, "modified", old[path], new[path]))
+            files.append(file_diff(path, "modified", old[path], new[path], allowance))
     return CardDiff(old_hash=old_hash, new_hash=new_hash, files=tuple(files))
 
 
@@ -196,7 +226,9 @@ def unchanged_file(path: str, text: str | None) -> FileDiff:
     return FileDiff(path, "unchanged", anchor)
 
 
-def file_diff(path: str, status: Status, old: str | None, new: str | None) -> FileDiff:
+def file_diff(
+    path: str, status: Status, old: str | None, new: str | None, allowance: Allowance
+) -> FileDiff:
     anchor = diff_anchor(path)
     if old is None or new is None or highlight.is_binary(old) or highlight.is_binary(new):
         return FileDiff(path, status, anchor, is_binary=True)
@@ -206,15 +238,45 @@ def file_diff(path: str, status: Status, old: str | None, new: str | None) -> Fi
     is_plain = highlight.is_large(old) or highlight.is_large(new)
     old_whole, new_whole = highlight.highlight_many([(path, old), (path, new)])
     old_html, new_html = html_lines(old_lines, old_whole), html_lines(new_lines, new_whole)
-    matcher = SequenceMatcher(None, old_lines, new_lines, autojunk=is_plain)
-    hunks = tuple(
-        build_hunk(group, old_html, new_html, is_plain=is_plain)
-        for group in matcher.get_grouped_opcodes(CONTEXT_LINES)
-    )
-    added = sum(1 for h in hunks for r in h.rows if r.kind == "add")
-    removed = sum(1 for h in hunks for r in h.rows if r.kind == "del")
+    # difflib's autojunk on a large file: fast, though a change there may take repeated lines
+    # with it (rooms/matching.py bounds the rest).
+    matcher = BoundedMatcher(old_lines, new_lines, budget=allowance.lines, autojunk=is_plain)
+    groups = list(matcher.get_grouped_opcodes(CONTEXT_LINES))
+    changes = [op for group in groups for op in group if op[0] != "equal"]
+    added = sum(j2 - j1 for _, _, _, j1, j2 in changes)
+    removed = sum(i2 - i1 for _, i1, i2, _, _ in changes)
     found = reveal(new) if status != "removed" else Reveal()
+    note = ""
+    if not matcher.is_complete:
+        note = "comparing the two versions line by line takes too long"
+    elif not allowance.html.afford(html_chars(path, groups, old_html, new_html)):
+        note = f"{added + removed:,} changed lines, more than one card shows"
+    if note:
+        return FileDiff(
+            path,
+            status,
+            anchor,
+            added,
+            removed,
+            is_plain=is_plain,
+            note=note,
+            reveal=found,
+            has_too_many_changes=True,
+        )
+    words = None if is_plain else allowance.words
+    hunks = tuple(build_hunk(group, old_html, new_html, words=words) for group in groups)
     return FileDiff(path, status, anchor, added, removed, hunks, is_plain=is_plain, reveal=found)
+
+
+def html_chars(path: str, groups: list, old_html: list[str], new_html: list[str]) -> int:
+    """About how much HTML the rows of `groups` make, word marks aside."""
+    lines: list[str] = []
+    for group in groups:
+        for tag, i1, i2, j1, j2 in group:
+            lines += old_html[i1:i2]
+            if tag != "equal":
+                lines += new_html[j1:j2]
+    return sum(len(line) for line in lines) + len(lines) * (ROW_TAGS_CHARS + len(path))
 
 
 def split_lines(text: str) -> list[str]:
@@ -239,7 +301,8 @@ def html_lines(lines: list[str], html: str) -> list[str]:
     return [str(escape(plain_text(_LINE.sub("", line)))) for line in lines]
 
 
-def build_hunk(group, old_html: list[str], new_html: list[str], *, is_plain: bool) -> Hunk:
+def build_hunk(group, old_html: list[str], new_html: list[str], *, words: Budget | None) -> Hunk:
+    """One hunk's rows; changed lines get word marks while `words` lasts (None: no marks)."""
     rows: list[DiffRow] = []
     for tag, i1, i2, j1, j2 in group:
         if tag == "equal":
@@ -249,9 +312,9 @@ def build_hunk(group, old_html: list[str], new_html: list[str], *, is_plain: boo
             ]
             continue
         olds, news = old_html[i1:i2], new_html[j1:j2]
-        if tag == "replace" and not is_plain:
+        if tag == "replace" and words is not None:
             for k in range(min(len(olds), len(news))):
-                olds[k], news[k] = mark_words(olds[k], news[k])
+                olds[k], news[k] = mark_words(olds[k], news[k], words)
         # Every line comes from Pygments' escaped output (or escape()); marks are our own tags.
         rows += [DiffRow("del", i1 + k + 1, None, mark_safe(h)) for k, h in enumerate(olds)]  # noqa: S308
         rows += [DiffRow("add", None, j1 + k + 1, mark_safe(h)) for k, h in enumerate(news)]  # noqa: S308
@@ -292,14 +355,17 @@ def split_rows(rows: tuple[DiffRow, ...]) -> tuple[SplitRow, ...]:
     return tuple(out)
 
 
-def mark_words(old_html: str, new_html: str) -> tuple[str, str]:
+def mark_words(old_html: str, new_html: str, budget: Budget) -> tuple[str, str]:
     """Both lines with the words that differ wrapped in <mark class="diff-word">. Words are
-    compared over the text a reader sees (entities decoded, markers' labels included)."""
+    compared over the text a reader sees (entities decoded, markers' labels included). Lines
+    left unmarked once `budget` is spent."""
+    if not budget.afford(len(old_html) + len(new_html)):  # taking the lines apart
+        return old_html, new_html
     old_units, new_units = _UNIT.findall(old_html), _UNIT.findall(new_html)
     old_text, new_text = visible_text(old_units), visible_text(new_units)
     old_words, new_words = _WORD.findall(old_text), _WORD.findall(new_text)
-    matcher = SequenceMatcher(None, old_words, new_words, autojunk=False)
-    if matcher.ratio() < WORD_MARK_MIN_RATIO:
+    matcher = BoundedMatcher(old_words, new_words, budget=budget, difflib_steps=LINE_WORD_STEPS)
+    if matcher.ratio() < WORD_MARK_MIN_RATIO or not matcher.is_complete:
         return old_html, new_html
     old_marked = [False] * len(old_text)
     new_marked = [False] * len(new_text)

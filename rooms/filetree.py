@@ -23,8 +23,11 @@ def tree_order(paths) -> list[str]:
 
 
 def file_tree(paths) -> list[dict]:
-    """Flat rows with a depth, each folder before its contents, for an indented tree."""
-    rows, seen = [], set()
+    """Flat rows with a depth, each folder before its contents, for an indented tree. A row's
+    `ends` names the folders whose contents end with it, innermost first: a page that nests
+    them closes those after it, with no recursion however deep the tree."""
+    rows: list[dict] = []
+    seen = set()
     for path in tree_order(paths):
         parts = path.split("/")
         for depth in range(len(parts) - 1):
@@ -33,4 +36,13 @@ def file_tree(paths) -> list[dict]:
                 seen.add(folder)
                 rows.append({"name": parts[depth], "path": folder, "depth": depth, "is_dir": True})
         rows.append({"name": parts[-1], "path": path, "depth": len(parts) - 1, "is_dir": False})
+    open_folders: list[str] = []
+    for row, following in zip(rows, rows[1:] + [None], strict=True):
+        if row["is_dir"]:
+            open_folders.append(row["path"])
+        row["ends"] = []
+        while open_folders and (
+            following is None or not following["path"].startswith(open_folders[-1] + "/")
+        ):
+            row["ends"].append(open_folders.pop())
     return rows

@@ -14,7 +14,7 @@ from osfoundry.errors import DomainError, Invalid, NotFound
 from osfoundry.schemas import whole_number
 
 from . import access, approvals, cards, revisions, runchecks, services
-from .filetree import natural, tree_order
+from .filetree import file_tree, tree_order
 from .highlight import file_anchor, file_views, highlight
 from .models import Proposal, Room
 from .readme import find_readme, render_readme
@@ -243,29 +243,3 @@ def default_file(paths: list[str]) -> str | None:
         if candidate in paths:
             return candidate
     return paths[0] if paths else None
-
-
-def file_tree(paths: list[str]) -> list[dict]:
-    """Folders and files as nested nodes, folders first, each level in natural order."""
-    root: dict = {}
-    for path in paths:
-        *folders, name = path.split("/")
-        level = root
-        for folder in folders:
-            level = level.setdefault(folder + "/", {})
-        level[name] = path
-    return tree_nodes(root, "")
-
-
-def tree_nodes(level: dict, prefix: str) -> list[dict]:
-    folders = sorted((key for key in level if isinstance(level[key], dict)), key=natural)
-    files = sorted((key for key in level if not isinstance(level[key], dict)), key=natural)
-    return [
-        {
-            "name": name.rstrip("/"),
-            "path": prefix + name.rstrip("/"),
-            "is_dir": True,
-            "children": tree_nodes(level[name], prefix + name),
-        }
-        for name in folders
-    ] + [{"name": name, "path": level[name], "is_dir": False} for name in files]

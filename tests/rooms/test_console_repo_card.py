@@ -1,5 +1,7 @@
 """The repo card and the pinned version's page (commit, file tree, highlighted files)."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -153,3 +155,44 @@ def test_a_lower_case_readme_is_the_versions_readme(client, owner, project, vers
     html = client.get(version_url(version)).content.decode()
     assert '<h2 class="small muted">readme.md</h2>' in html and "<h1>Lower case</h1>" in html
     assert '<span class="file-path"><bdi>notes.txt</bdi></span>' in html
+
+
+def test_a_version_with_a_file_150_folders_deep_lists_it_in_its_tree(
+    client, owner, project, version
+):
+    # Built from flat rows: a recursive include ran out of stack at about 120 folders.
+    deep = "/".join(f"d{n}" for n in range(150)) + "/deep.txt"
+    version.files[deep] = "at the bottom\n"
+    version.save(update_fields=["files"])
+    project.members.add(owner)
+    client.force_login(owner)
+    response = client.get(version_url(version))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert f'<a href="?path={deep}"><bdi>deep.txt</bdi></a>' in html
+    tree = re.search(r'<ul class="tree-root" data-tree>(.*?)</nav>', html, re.S).group(1)
+    summaries = re.findall(r"<details open><summary><bdi>(\w+)</bdi>/</summary>", tree)
+    assert summaries == [f"d{n}" for n in range(150)] + ["src"]
+    assert tree.count("<details open>") == tree.count("</details>") == 151
+    shown = client.get(version_url(version, deep)).content.decode()
+    assert 'aria-current="page"><bdi>deep.txt</bdi>' in shown and "at the bottom" in shown
+
+
+def test_the_tree_nests_each_folder_and_closes_it_after_its_last_file(
+    client, owner, project, version
+):
+    version.files = {"a/b/c.ts": "1\n", "a/d.ts": "2\n", "e.ts": "3\n"}
+    version.save(update_fields=["files"])
+    project.members.add(owner)
+    client.force_login(owner)
+    html = client.get(version_url(version)).content.decode()
+    tree = re.search(r'<ul class="tree-root" data-tree>(.*?)</nav>', html, re.S).group(1)
+    assert re.sub(r"\s+", "", tree) == (
+        '<liclass="dir"><detailsopen><summary><bdi>a</bdi>/</summary><ul>'
+        '<liclass="dir"><detailsopen><summary><bdi>b</bdi>/</summary><ul>'
+        '<liclass="current"><ahref="?path=a/b/c.ts"aria-current="page"><bdi>c.ts</bdi></a></li>'
+        "</ul></details></li>"
+        '<li><ahref="?path=a/d.ts"><bdi>d.ts</bdi></a></li></ul></details></li>'
+        '<li><ahref="?path=e.ts"><bdi>e.ts</bdi></a></li>'
+        "</ul>"
+    )
