@@ -37,8 +37,19 @@ class InsufficientScope(DomainError):
     code = "insufficient_scope"
     http_status = 403
 
-    def __init__(self, scope: str):
-        super().__init__(f"This token lacks the {scope} scope; create a token with it", field=None)
+    def __init__(self, scope: str, *, scopes: frozenset[str] = frozenset(), kind: str = "pat"):
+        who = "This connection" if kind == "oauth" else "This token"
+        lacks = f"lacks the {scope} scope"
+        if scopes == {READ}:
+            lacks = f"can only read: it {lacks}"
+        # What the caller can do: an OAuth client asks again for the wider grant (MCP's step-up
+        # authorization); a personal token is replaced by one that has the scope.
+        fix = (
+            f"connect again and allow {scope}"
+            if kind == "oauth"
+            else f"create a token with {scope}"
+        )
+        super().__init__(f"{who} {lacks}; {fix}", field=None)
         self.scope = scope
 
 
@@ -54,9 +65,14 @@ class Principal:
     # What the console calls the connection: the token's or the client's name.
     name: str = ""
 
+    @property
+    def can_widen_scopes(self) -> bool:
+        """An OAuth client can sign in again for more scopes; a personal token is what it is."""
+        return self.kind == "oauth"
+
     def require(self, scope: str) -> None:
         if scope not in self.scopes:
-            raise InsufficientScope(scope)
+            raise InsufficientScope(scope, scopes=self.scopes, kind=self.kind)
 
 
 def bearer_from_header(value: str | None) -> str | None:

@@ -260,6 +260,13 @@ class MCPApp:
             principal.require(tool.scope)
             result = await self.run_tool(tool, ctx, arguments, watcher)
         except InsufficientScope as exc:
+            if not principal.can_widen_scopes:
+                # A personal token is a header in the client's settings: no client can widen it,
+                # so the step-up challenge below would end the call in a protocol error the
+                # model never reads (the official client raises it). The refusal is the tool's
+                # result, as any other refusal, and says what the person can do.
+                refusal = tool_result({"error": exc.as_dict()}, is_error=True)
+                return 200, rpc_result(request_id, refusal), limit_headers, None
             raise Reply(
                 403,
                 rpc_error(request_id, UNAUTHORIZED, exc.message),

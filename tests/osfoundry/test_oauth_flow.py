@@ -24,6 +24,7 @@ from mcp.shared.auth import (
     OAuthToken,
 )
 
+from agents.models import AgentProfile
 from osfoundry.auth import authenticate_bearer
 from tests.mcpclient import rpc
 from tests.osfoundry.oauth_helpers import TOKEN, VERIFIER
@@ -290,6 +291,27 @@ def test_a_token_bound_to_either_mcp_path_works_on_both(asgi_server, room, owner
     for elsewhere in ("http://elsewhere.example/api/v1/mcp", asgi_server.url + "/api/v1/rooms"):
         assert authenticate_bearer(token, resource=elsewhere) is None
     assert authenticate_bearer(token) is None
+
+
+@pytest.mark.parametrize("path", ["/api/v1/mcp", "/api/v1/external-mcp"])
+def test_a_connection_granted_only_read_is_challenged_to_ask_for_write(asgi_server, owner, path):
+    # MCP's step-up authorization: the client signs in again for the scope the challenge names.
+    # (A personal token, which no client can widen, is refused in the tool result instead.)
+    token = oauth_token(asgi_server, owner, asgi_server.url + path)
+    params = {"name": "claim_connected_profile", "arguments": {"handle": "owner-claude"}}
+    response = rpc(asgi_server.url + path, "tools/call", params, token=token)
+    message = (
+        "This connection can only read: it lacks the osfoundry:write scope; connect again and "
+        "allow osfoundry:write"
+    )
+    assert response.status_code == 403
+    assert response.headers["www-authenticate"] == (
+        f'Bearer resource_metadata="{asgi_server.url}/.well-known/oauth-protected-resource'
+        f'{path}", error="insufficient_scope", error_description="{message}", '
+        'scope="osfoundry:read osfoundry:write"'
+    )
+    assert response.json()["error"]["message"] == message
+    assert not AgentProfile.objects.exists()
 
 
 def test_cancel_on_the_consent_page_grants_nothing(asgi_server, owner):

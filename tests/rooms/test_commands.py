@@ -1,82 +1,12 @@
-import json
 import subprocess
 from io import StringIO
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from agents.models import AccessToken
 from osfoundry.auth import authenticate_bearer
-from rooms.models import Project, Proposal, Repository, Room
-
-
-@pytest.fixture(autouse=True)
-def _credentials_in_tmp(tmp_path, monkeypatch):
-    monkeypatch.setattr(
-        "agents.management.commands.seed_demo.CREDENTIALS", tmp_path / "demo-credentials.json"
-    )
-
-
-def seed() -> dict:
-    out = StringIO()
-    call_command("seed_demo", "--json", stdout=out)
-    return json.loads(out.getvalue())
-
-
-@pytest.mark.django_db
-def test_seed_demo_json_has_what_scripts_rely_on():
-    data = seed()
-    for key in ("project_id", "room_id", "local_room_id", "repository_id", "version_id"):
-        assert data[key]
-    assert set(data["owner"]) == {"username", "password"}
-    assert set(data["member"]) == {"username", "password"}
-    room = Room.objects.get(pk=data["room_id"])
-    assert room.name == "Team Falcon" and room.owner.username == "owner"
-    assert room.members.filter(username="member").exists()
-    assert Room.objects.get(pk=data["local_room_id"]).kind == Room.Kind.LOCAL
-    write = authenticate_bearer(data["agent_tokens"]["write"])
-    read = authenticate_bearer(data["agent_tokens"]["read"])
-    assert write.scopes == {"osfoundry:read", "osfoundry:write"}
-    assert read.scopes == {"osfoundry:read"}
-    version = Repository.objects.get(pk=data["repository_id"]).versions.get()
-    assert str(version.pk) == data["version_id"] and "src/App.tsx" in version.files
-
-
-@pytest.mark.django_db
-def test_seed_demo_is_idempotent():
-    first, second = seed(), seed()
-    assert first == second
-    assert Project.objects.count() == 1 and Room.objects.count() == 2
-    assert AccessToken.objects.active().count() == 2
-    assert Proposal.objects.count() == 1
-
-
-@pytest.mark.django_db
-def test_the_first_login_has_a_proposal_to_review_and_an_admin():
-    data = seed()
-    proposal = Proposal.objects.get(pk=data["pending_proposal_id"])
-    assert proposal.is_pending and str(proposal.room_id) == data["room_id"]
-    admin = get_user_model().objects.get(username=data["admin"]["username"])
-    assert admin.is_staff and admin.is_superuser
-    assert admin.check_password(data["admin"]["password"])
-
-
-@pytest.mark.django_db
-def test_seed_demo_prints_what_to_open_and_lines_to_paste():
-    out = StringIO()
-    call_command("seed_demo", "--origin", "http://127.0.0.1:8123", stdout=out)
-    text = out.getvalue()
-    data = seed()  # the same again, as JSON
-    token, room = data["agent_tokens"]["write"], data["room_id"]
-    assert "Open first:    http://127.0.0.1:8123/ and log in as the owner" in text
-    assert f"http://127.0.0.1:8123/proposals/{data['pending_proposal_id']}/" in text
-    assert (
-        "claude mcp add --transport http osfoundry http://127.0.0.1:8123/api/v1/mcp "
-        f'--header "Authorization: Bearer {token}"'
-    ) in text
-    assert f"http://127.0.0.1:8123/api/v1/rooms/{room}/apps" in text
-    assert "Admin login:   admin / " in text
+from rooms.models import Repository
 
 
 @pytest.mark.django_db

@@ -87,7 +87,11 @@ def test_revoked_token_is_401(client, agent, room):
 def test_read_only_token_cannot_propose(client, room, read_token, files):
     response = propose(client, room, read_token, files)
     assert response.status_code == 403
-    assert response.json()["error"]["code"] == "insufficient_scope"
+    assert response.json()["error"] == {
+        "code": "insufficient_scope",
+        "message": "This token can only read: it lacks the osfoundry:write scope; create a "
+        "token with osfoundry:write",
+    }
     assert 'scope="osfoundry:write"' in response["WWW-Authenticate"]
     assert not Proposal.objects.exists()
 

@@ -1,3 +1,11 @@
+"""`manage.py seed_demo`: a demo in which the owner's first login shows the product working.
+
+The owner's own two agents (two tokens of the owner, each with a handle) have proposed apps to
+Team Falcon and talk about them in a channel and a direct thread. Everything goes through the
+services the REST API and the MCP tools call, as the agents' own tokens, with fixed idempotency
+keys: a second run replays every call and stores nothing new.
+"""
+
 import json
 import secrets
 import subprocess
@@ -9,18 +17,19 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from agents.management import demo
 from agents.models import AccessToken
 from agents.tokens import create_access_token, hash_token
 from rooms.demo import standup_timer_files
 from rooms.gitimport import import_repo_version
 from rooms.models import Project, Repository, Room
-from rooms.services import propose_snippet
 
 CREDENTIALS = Path(settings.BASE_DIR) / "var" / "demo-credentials.json"
+READ_WRITE, READ_ONLY = "osfoundry:read osfoundry:write", "osfoundry:read"
 
 
 class Command(BaseCommand):
-    help = "Create (or refresh) the demo project, Rooms, users and agent tokens. Idempotent."
+    help = "Create (or refresh) the demo project, Rooms, users, agents and their work. Idempotent."
 
     def add_arguments(self, parser):
         parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -33,6 +42,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, json: bool = False, origin: str = "", **options):
         saved = load_credentials()
+        tokens = saved.get("agent_tokens", {})
         origin = (origin or settings.PUBLIC_ORIGIN or "http://127.0.0.1:8000").rstrip("/")
         with transaction.atomic():
             admin, admin_pw = ensure_user("admin", saved.get("admin"), email="admin@example.com")
@@ -42,50 +52,53 @@ class Command(BaseCommand):
             member, member_pw = ensure_user(
                 "member", saved.get("member"), email="member@example.com"
             )
-            agent, _ = ensure_user("agent", None, email="agent@example.com", usable_password=False)
             project, _ = Project.objects.get_or_create(name="Demo")
-            project.members.add(owner, member, agent)
+            project.members.add(owner, member)
             room, _ = Room.objects.get_or_create(
                 project=project, name="Team Falcon", defaults={"owner": owner}
             )
-            room.members.add(member, agent)
+            room.members.add(member)
             local, _ = Room.objects.get_or_create(
                 project=project,
                 name="Owner's desk",
                 defaults={"owner": owner, "kind": Room.Kind.LOCAL},
             )
-            local.members.add(agent)
             repository, _ = Repository.objects.get_or_create(project=project, name="standup-timer")
-            write = ensure_token(
-                agent,
-                saved.get("agent_tokens", {}).get("write"),
-                "demo write",
-                "osfoundry:read osfoundry:write",
-            )
-            read = ensure_token(
-                agent, saved.get("agent_tokens", {}).get("read"), "demo read", "osfoundry:read"
-            )
+            # The owner's own agents: Claude Code builds, Codex plans (the names bylines show).
+            write = ensure_token(owner, tokens.get("write"), "Claude Code (demo)", READ_WRITE)
+            planner = ensure_token(owner, tokens.get("planner"), "Codex (demo)", READ_WRITE)
+            read = ensure_token(owner, tokens.get("read"), "Read-only script (demo)", READ_ONLY)
         version = repository.versions.first() or import_demo_version(repository)
-        pending = propose_demo(agent, room)
+        team = demo.Team(
+            builder=demo.connect_agent(write, demo.BUILDER),
+            planner=demo.connect_agent(planner, demo.PLANNER),
+            owner=owner,
+        )
+        work = demo.propose_work(team, room)
+        talk = demo.converse(team, project)
         data = {
             "origin": origin,
-            "pending_proposal_id": str(pending.pk) if pending.is_pending else None,
+            "pending_proposal_id": str(work.shuffle.pk) if work.shuffle.is_pending else None,
+            "update_proposal_id": str(work.update.pk),
+            "changes_requested_proposal_id": str(work.parking.pk),
             "project_id": str(project.pk),
             "room_id": str(room.pk),
             "local_room_id": str(local.pk),
             "repository_id": str(repository.pk),
             "version_id": str(version.pk),
+            "channel_id": str(talk.channel.pk),
+            "direct_thread_id": str(talk.direct_root.pk),
             "admin": {"username": "admin", "password": admin_pw},
             "owner": {"username": "owner", "password": owner_pw},
             "member": {"username": "member", "password": member_pw},
-            "agent": {"username": "agent"},
-            "agent_tokens": {"write": write, "read": read},
+            "agent_tokens": {"write": write, "planner": planner, "read": read},
+            "handles": {"write": team.builder.handle, "planner": team.planner.handle},
         }
         save_credentials(data)
         if json:
             self.stdout.write(dumps(data))
         else:
-            self.stdout.write(describe(data))
+            self.stdout.write(describe(data, work))
 
 
 def dumps(data) -> str:
@@ -105,14 +118,9 @@ def save_credentials(data: dict) -> None:
     CREDENTIALS.chmod(0o600)
 
 
-def ensure_user(username, saved, *, email, usable_password=True):
+def ensure_user(username, saved, *, email):
     User = get_user_model()
     user, created = User.objects.get_or_create(username=username, defaults={"email": email})
-    if not usable_password:
-        if created:
-            user.set_unusable_password()
-            user.save()
-        return user, None
     password = (saved or {}).get("password")
     if created or not password or not user.check_password(password):
         password = f"{username}-{secrets.token_hex(4)}"
@@ -150,40 +158,44 @@ def import_demo_version(repository):
     return version
 
 
-def propose_demo(agent, room):
-    """One proposal waiting in the owner's inbox, so the first login has something to review.
-    The same key every run: a replay once it exists (decided or not), never a second card."""
-    files = standup_timer_files()
-    files["src/App.tsx"] = files["src/App.tsx"].replace("Standup timer", "Standup timer (demo)")
-    return propose_snippet(
-        caller=agent,
-        room_id=str(room.pk),
-        name="Standup timer",
-        files=files,
-        idempotency_key="seed-demo-pending-0001",
-    ).proposal
+# ---------------------------------------------------------------------------------------------
+# What the owner reads in the terminal
 
 
-def describe(data: dict) -> str:
-    origin, token = data["origin"], data["agent_tokens"]["write"]
+def describe(data: dict, work: demo.Work) -> str:
+    """Where to look first, then what to paste."""
+    origin, token, handles = data["origin"], data["agent_tokens"]["write"], data["handles"]
+    waiting = [
+        f"                   {label:<42} {origin}/proposals/{proposal.pk}/"
+        for proposal, label in (
+            (work.update, "Standup timer (an update, shown as a diff)"),
+            (work.shuffle, "Speaker shuffle (a new app)"),
+        )
+        if proposal.is_pending
+    ]
+    count = f"{len(waiting)} proposal{'s' if len(waiting) > 1 else ''}"
     return "\n".join(
         [
             "osFoundry demo is ready.",
             f"  Open first:    {origin}/ and log in as the owner"
-            + (
-                f": a proposal waits for review ({origin}/proposals/{data['pending_proposal_id']}/)"
-                if data["pending_proposal_id"]
-                else ""
-            ),
+            + (f": {count} wait for your review" if waiting else ""),
+            *waiting,
+            f"  Then:          {origin}/messages/channels/{data['channel_id']}/ : your agents "
+            f"@{handles['planner']} and @{handles['write']} talk in #{demo.CHANNEL} (and in a "
+            "direct thread beside it)",
+            "  Sent back:     Parking lot (changes requested, with your line comment) "
+            f"{origin}/proposals/{data['changes_requested_proposal_id']}/",
             f"  Owner login:   {data['owner']['username']} / {data['owner']['password']}",
             f"  Member login:  {data['member']['username']} / {data['member']['password']}",
             f"  Admin login:   {data['admin']['username']} / {data['admin']['password']}"
             f"  ({origin}/admin/)",
             f"  Room:          Team Falcon  room_id={data['room_id']}",
             f"  Local Room:    room_id={data['local_room_id']} (agents can't reach it)",
-            f"  Agent token (read+write): {token}",
-            f"  Agent token (read only):  {data['agent_tokens']['read']}",
-            "  Claude Code:   claude mcp add --transport http osfoundry "
+            f"  Agent tokens, the owner's: @{handles['write']} (read+write) {token}",
+            f"                 @{handles['planner']} (read+write) "
+            f"{data['agent_tokens']['planner']}",
+            f"                 read only, no handle          {data['agent_tokens']['read']}",
+            f"  Claude Code (as @{handles['write']}): claude mcp add --transport http osfoundry "
             f'{origin}/api/v1/mcp --header "Authorization: Bearer {token}"',
             f'  curl:          curl -s -H "Authorization: Bearer {token}" '
             f"{origin}/api/v1/rooms/{data['room_id']}/apps",

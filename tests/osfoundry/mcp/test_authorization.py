@@ -65,9 +65,18 @@ def test_challenge_names_the_public_origin_when_set(asgi_server, settings):
     )
 
 
-def test_token_without_write_scope_gets_insufficient_scope(
+READ_ONLY = (
+    "This token can only read: it lacks the osfoundry:write scope; create a token with "
+    "osfoundry:write"
+)
+
+
+def test_a_personal_token_without_write_scope_is_refused_in_the_tool_result(
     asgi_server, room, agent, token_factory, files
 ):
+    # No client can widen a personal token, so a step-up challenge would only end the call in a
+    # protocol error; the model reads this and tells its person. (An OAuth connection is
+    # challenged: test_oauth_flow.py.)
     token = token_factory(agent, scopes="osfoundry:read")
     arguments = {
         "room_id": str(room.pk),
@@ -81,14 +90,13 @@ def test_token_without_write_scope_gets_insufficient_scope(
         {"name": "propose_room_snippet_app", "arguments": arguments},
         token=token,
     )
-    assert response.status_code == 403
-    assert response.headers["www-authenticate"] == (
-        f'Bearer resource_metadata="{asgi_server.url}/.well-known/oauth-protected-resource'
-        '/api/v1/external-mcp", error="insufficient_scope", '
-        'error_description="This token lacks the osfoundry:write scope; create a token with it", '
-        'scope="osfoundry:read osfoundry:write"'
-    )
-    assert "result" not in response.json()
+    assert response.status_code == 200
+    assert "www-authenticate" not in response.headers
+    result = response.json()["result"]
+    assert result["isError"]
+    assert result["structuredContent"] == {
+        "error": {"code": "insufficient_scope", "message": READ_ONLY}
+    }
     assert not room.proposals.exists()
 
 

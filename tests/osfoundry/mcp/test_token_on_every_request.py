@@ -81,7 +81,7 @@ def test_a_token_answers_initialize_and_tools_list_like_the_other_path(
         assert "x-ratelimit-limit" in ours.headers
 
 
-def test_token_without_write_scope_gets_insufficient_scope_naming_this_path(
+def test_a_personal_token_without_write_scope_is_refused_in_the_tool_result_here_too(
     asgi_server, room, agent, token_factory, files
 ):
     token = token_factory(agent, scopes="osfoundry:read")
@@ -95,11 +95,12 @@ def test_token_without_write_scope_gets_insufficient_scope_naming_this_path(
         },
         token=token,
     )
-    assert response.status_code == 403
-    assert response.headers["www-authenticate"].startswith(
-        f'Bearer resource_metadata="{asgi_server.url}/.well-known/oauth-protected-resource'
-        '/api/v1/mcp", error="insufficient_scope", '
-    )
+    assert response.status_code == 200
+    assert response.json()["result"]["structuredContent"]["error"] == {
+        "code": "insufficient_scope",
+        "message": "This token can only read: it lacks the osfoundry:write scope; create a "
+        "token with osfoundry:write",
+    }
     assert not room.proposals.exists()
 
 
