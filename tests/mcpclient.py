@@ -40,3 +40,37 @@ def rpc(url: str, method: str, params: dict | None = None, *, token: str | None 
     if params is not None:
         message["params"] = params
     return httpx.post(url, json=message, headers=headers, timeout=70, **kw)
+
+
+MODERN = "2026-07-28"
+TASKS = "io.modelcontextprotocol/tasks"
+
+
+def modern_rpc(
+    url: str,
+    method: str,
+    params: dict | None = None,
+    *,
+    token: str | None = None,
+    tasks: bool = False,
+    headers: dict | None = None,
+    **kw,
+):
+    """One raw JSON-RPC request the 2026-07-28 way: _meta with the revision and the client's
+    capabilities (the Tasks extension when `tasks`), and the headers that mirror the body
+    (Mcp-Name from params.name or params.taskId); `headers` overrides any of them (None
+    leaves one out)."""
+    params = dict(params or {})
+    capabilities = {"extensions": {TASKS: {}}} if tasks else {}
+    params["_meta"] = {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientInfo": {"name": "tests", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        **params.get("_meta", {}),
+    }
+    sent = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method}
+    if (name := params.get("name", params.get("taskId"))) is not None:
+        sent["Mcp-Name"] = name
+    sent.update(headers or {})
+    sent = {name: value for name, value in sent.items() if value is not None}
+    return rpc(url, method, params, token=token, headers=sent, **kw)
