@@ -5,15 +5,17 @@ what a model needs to call the tool right, and what is out of reach, and nothing
 """
 
 import asyncio
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from django.urls import reverse
 
 from osfoundry import wakeups
 from osfoundry.auth import READ, WRITE
 from osfoundry.dbthreads import run_sync
-from osfoundry.mcp.tooling import CallContext, Tool
+from osfoundry.mcp.tooling import CallContext, TaskState, TaskStore, Tool
 
-from . import access, events, known, repositories, revisions, services
+from . import access, events, known, repositories, revisions, services, tasks
 from .schemas import (
     AppArgs,
     NoArgs,
@@ -80,19 +82,41 @@ def proposal_result(ctx: CallContext, result: services.ProposalResult) -> dict:
     return data
 
 
-def propose_room_snippet_app(ctx: CallContext, args: SnippetArgs) -> dict:
-    result = services.propose_snippet(
+Proposes = Callable[[CallContext, Any], services.ProposalResult]
+
+
+def answers_result(propose: Proposes) -> Callable[[CallContext, Any], dict]:
+    """The tool's handler for a client without the Tasks extension: today's result."""
+
+    def handler(ctx: CallContext, args) -> dict:
+        return proposal_result(ctx, propose(ctx, args))
+
+    return handler
+
+
+def answers_task(propose: Proposes) -> Callable[[CallContext, Any], TaskState]:
+    """The tool's handler for a client that declared the Tasks extension: the proposal's task,
+    stored with it; the owner's decision completes it (rooms/tasks.py)."""
+
+    def handler(ctx: CallContext, args) -> TaskState:
+        result = propose(ctx, args)
+        return tasks.task_for(ctx.principal, result.proposal, origin=ctx.origin)
+
+    return handler
+
+
+def propose_room_snippet_app(ctx: CallContext, args: SnippetArgs) -> services.ProposalResult:
+    return services.propose_snippet(
         caller=ctx.principal.user,
         room_id=args.room_id,
         name=args.name,
         files=args.files,
         idempotency_key=args.idempotency_key,
     )
-    return proposal_result(ctx, result)
 
 
-def propose_room_repo_app(ctx: CallContext, args: RepoArgs) -> dict:
-    result = services.propose_repo_version(
+def propose_room_repo_app(ctx: CallContext, args: RepoArgs) -> services.ProposalResult:
+    return services.propose_repo_version(
         caller=ctx.principal.user,
         room_id=args.room_id,
         name=args.name,
@@ -100,11 +124,10 @@ def propose_room_repo_app(ctx: CallContext, args: RepoArgs) -> dict:
         version_id=args.version_id,
         idempotency_key=args.idempotency_key,
     )
-    return proposal_result(ctx, result)
 
 
-def propose_room_app_update(ctx: CallContext, args: UpdateArgs) -> dict:
-    result = revisions.propose_update(
+def propose_room_app_update(ctx: CallContext, args: UpdateArgs) -> services.ProposalResult:
+    return revisions.propose_update(
         caller=ctx.principal.user,
         room_id=args.room_id,
         instance_id=args.instance_id,
@@ -112,18 +135,16 @@ def propose_room_app_update(ctx: CallContext, args: UpdateArgs) -> dict:
         files=args.files,
         idempotency_key=args.idempotency_key,
     )
-    return proposal_result(ctx, result)
 
 
-def revise_room_proposal(ctx: CallContext, args: ReviseArgs) -> dict:
-    result = revisions.revise_proposal(
+def revise_room_proposal(ctx: CallContext, args: ReviseArgs) -> services.ProposalResult:
+    return revisions.revise_proposal(
         caller=ctx.principal.user,
         proposal_id=args.proposal_id,
         name=args.name,
         files=args.files,
         idempotency_key=args.idempotency_key,
     )
-    return proposal_result(ctx, result)
 
 
 def read_room_proposal(ctx: CallContext, args: ProposalArgs) -> dict:
@@ -233,7 +254,8 @@ TOOLS = [
         arguments=SnippetArgs,
         scope=WRITE,
         annotations=PROPOSES,
-        handler=propose_room_snippet_app,
+        handler=answers_result(propose_room_snippet_app),
+        task_handler=answers_task(propose_room_snippet_app),
     ),
     Tool(
         name="propose_room_repo_app",
@@ -244,7 +266,8 @@ TOOLS = [
         arguments=RepoArgs,
         scope=WRITE,
         annotations=PROPOSES,
-        handler=propose_room_repo_app,
+        handler=answers_result(propose_room_repo_app),
+        task_handler=answers_task(propose_room_repo_app),
     ),
     Tool(
         name="propose_room_app_update",
@@ -256,7 +279,8 @@ TOOLS = [
         arguments=UpdateArgs,
         scope=WRITE,
         annotations=PROPOSES,
-        handler=propose_room_app_update,
+        handler=answers_result(propose_room_app_update),
+        task_handler=answers_task(propose_room_app_update),
     ),
     Tool(
         name="revise_room_proposal",
@@ -267,7 +291,8 @@ TOOLS = [
         arguments=ReviseArgs,
         scope=WRITE,
         annotations=PROPOSES,
-        handler=revise_room_proposal,
+        handler=answers_result(revise_room_proposal),
+        task_handler=answers_task(revise_room_proposal),
     ),
     Tool(
         name="read_room_proposal",
@@ -295,3 +320,18 @@ TOOLS = [
         is_async=True,
     ),
 ]
+
+
+def read_tasks(ctx: CallContext, task_ids: Sequence[str]) -> dict[str, TaskState]:
+    return tasks.read_tasks(ctx.principal, task_ids, origin=ctx.origin)
+
+
+def cancel_task(ctx: CallContext, task_id: str) -> TaskState:
+    return tasks.cancel_task(ctx.principal, task_id, origin=ctx.origin)
+
+
+def list_tasks(ctx: CallContext, start: int, limit: int) -> tuple[list[TaskState], bool]:
+    return tasks.list_tasks(ctx.principal, start, limit, origin=ctx.origin)
+
+
+TASKS = TaskStore(read=read_tasks, cancel=cancel_task, list_page=list_tasks)

@@ -21,6 +21,18 @@ async def connect(url: str, token: str | None = None, *, mode: str = "legacy"):
             yield client
 
 
+@contextlib.asynccontextmanager
+async def connect_client(url: str, token: str | None = None, *, mode: str = "legacy", **options):
+    """The official client over Streamable HTTP; `options` go to mcp.client.Client."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    # No read timeout: a subscriptions/listen stream stays open without a byte for minutes.
+    timeout = httpx2.Timeout(30, read=None)
+    async with httpx2.AsyncClient(headers=headers, timeout=timeout) as http:
+        transport = streamable_http_client(url, http_client=http)
+        async with Client(transport, mode=mode, read_timeout_seconds=70, **options) as client:
+            yield client
+
+
 def call_tool(url: str, token: str, name: str, arguments: dict, *, mode: str = "legacy"):
     """One tools/call through the official client; returns its CallToolResult."""
 

@@ -254,7 +254,10 @@ class MCPApp:
     def initialize(self, params: dict) -> dict:
         offered = params.get("protocolVersion")
         capabilities: dict = {"tools": {"listChanged": False}}
-        if self.task_store is not None:
+        # SPEC §6's answer exactly, unless the client speaks 2025-11-25's experimental tasks
+        # itself (it declared them): then it learns that tools/call may carry params.task.
+        declared = params.get("capabilities")
+        if self.task_store is not None and isinstance(declared, dict) and "tasks" in declared:
             capabilities["tasks"] = tasks.LEGACY_CAPABILITY
         return {
             "protocolVersion": offered if offered in SUPPORTED_VERSIONS else PROTOCOL_VERSION,
