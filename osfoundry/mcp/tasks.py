@@ -14,7 +14,7 @@ import logging
 from collections.abc import Sequence
 
 from osfoundry import wakeups
-from osfoundry.auth import READ, WRITE, Unauthenticated
+from osfoundry.auth import READ, WRITE, InsufficientScope, Unauthenticated
 from osfoundry.dbthreads import run_sync
 from osfoundry.errors import Conflict, NotFound
 from osfoundry.http import dumps
@@ -161,7 +161,10 @@ async def wait_for_result(ctx: CallContext, store: TaskStore, state: TaskState, 
                 return {}  # for nobody: the protocol writes no answer to a client that left
             if waiter.is_expired:
                 raise Reply(503, rpc_error(None, INTERNAL_ERROR, "Server restarting: ask again"))
-            state = await read_one(ctx_now(ctx, READ), store, state.task_id)
+            found = await run_sync(read_now, ctx, store, [state.task_id])
+            if state.task_id not in found:
+                raise NotFound(NOT_FOUND)
+            state = found[state.task_id]
     finally:
         wakeups.registry.unregister(waiter)
     result = dict(state.detail.get("result") or {})
@@ -171,10 +174,10 @@ async def wait_for_result(ctx: CallContext, store: TaskStore, state: TaskState, 
     return result
 
 
-def ctx_now(ctx: CallContext, scope: str) -> CallContext:
-    """`ctx` with its caller checked against the database now (blocking: a database thread);
-    a parked stream may outlive a token."""
-    return dataclasses.replace(ctx, principal=ctx.principal_again(scope))
+def read_now(ctx: CallContext, store: TaskStore, task_ids: Sequence[str]) -> dict[str, TaskState]:
+    """The tasks, read as who the caller is now (blocking: a database thread): a parked
+    request may outlive its token or its person's access."""
+    return store.read(dataclasses.replace(ctx, principal=ctx.principal_again(READ)), task_ids)
 
 
 async def open_listen(ctx, store: TaskStore, request_id, params: dict, modern, watcher) -> "Stream":
@@ -236,7 +239,7 @@ class Stream:
                     await self.push_changes(send, READ_AGAIN)
                 else:
                     await send({"type": "http.response.body", "body": b":\n\n", "more_body": True})
-        except Unauthenticated:
+        except (Unauthenticated, InsufficientScope):
             error = rpc_error(
                 self.request_id, UNAUTHORIZED, "This token is no longer valid; connect again"
             )
@@ -254,8 +257,10 @@ class Stream:
     async def push_changes(self, send, how: str) -> None:
         if not self.sent:
             return
-        read = self.read_again if how == READ_AGAIN else self.store.read
-        found = await run_sync(read, self.ctx, list(self.sent))
+        if how == READ_AGAIN:
+            found = await run_sync(read_now, self.ctx, self.store, list(self.sent))
+        else:
+            found = await run_sync(self.store.read, self.ctx, list(self.sent))
         for task_id, state in found.items():
             seen = (state.status, state.detail.get("lastUpdatedAt", ""))
             if how == READ_FIRST and state.status == "working":
@@ -263,9 +268,6 @@ class Stream:
             if self.sent.get(task_id) != seen:
                 self.sent[task_id] = seen
                 await self.event(send, "notifications/tasks", {"_meta": self.meta, **state.detail})
-
-    def read_again(self, ctx: CallContext, task_ids: Sequence[str]) -> dict[str, TaskState]:
-        return self.store.read(ctx_now(ctx, READ), task_ids)
 
     async def event(self, send, method: str, params: dict) -> None:
         await self.frame(send, {"jsonrpc": "2.0", "method": method, "params": params})
