@@ -31,14 +31,20 @@ from .schemas import (
 
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 PROPOSES = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False}
-# What to do after proposing, in this interface's terms.
+# How to wait for the owner, for each kind of client: the propose tools say it in a sentence
+# (every byte of tools/list is context), the result of a client without tasks in full.
+WAITING = " A Tasks client's task ends at the decision."
+# What to do after proposing, in this interface's terms, for a client that did not declare the
+# Tasks extension (one that did gets a task the decision completes: rooms/tasks.py).
 WAIT_FOR_APPROVAL = (
     "The proposal is pending: nothing is in the Room until its owner approves it. Cheapest way "
     "to wait: end your turn and ask the owner to review it at review_url (or under "
     '"Connected → Needs your approval"), then call read_room_proposal once; if the owner '
     "requested changes, answer with revise_room_proposal. Only if you have other work, "
     "long-poll poll_resource_events on the Room for proposal.approved/declined/"
-    "changes_requested, or poll read_room_proposal with capped backoff (10 s doubling to 5 min)."
+    "changes_requested, or poll read_room_proposal with capped backoff (10 s doubling to 5 min). "
+    "A client that declares the MCP Tasks extension (io.modelcontextprotocol/tasks) gets a task "
+    "instead, which the owner's decision completes: no turn is spent waiting."
 )
 
 
@@ -192,8 +198,8 @@ TOOLS = [
     Tool(
         name="list_rooms",
         description=(
-            "List the Rooms you can reach, with room_id. Local Rooms show available: false: "
-            "they are unavailable to cloud clients."
+            "List the Rooms you can reach (room_id). Local Rooms show available: false: "
+            "unavailable to cloud clients."
         ),
         arguments=NoArgs,
         scope=READ,
@@ -202,7 +208,7 @@ TOOLS = [
     ),
     Tool(
         name="read_room",
-        description="Read one Room: name, kind, project, owner. Local Rooms are unavailable.",
+        description="One Room: name, kind, project, owner. Local Rooms are unavailable.",
         arguments=RoomArgs,
         scope=READ,
         annotations=READ_ONLY,
@@ -212,8 +218,8 @@ TOOLS = [
     Tool(
         name="list_room_apps",
         description=(
-            "List a Room's approved launcher apps in tab order with their build state. "
-            "Pending proposals and app data are not shown. Local Rooms are unavailable."
+            "A Room's approved apps in tab order, with build state; no pending "
+            "proposals or app data. Local Rooms are unavailable."
         ),
         arguments=RoomAppsArgs,
         scope=READ,
@@ -234,9 +240,9 @@ TOOLS = [
     Tool(
         name="list_room_repositories",
         description=(
-            "The Room's project repositories: clone_url and latest versions (version_id for "
-            "propose_room_repo_app). git push with a token as password; a push creates the "
-            "repository and pins each branch tip."
+            "The Room's project repositories: clone_url, latest versions (version_id for "
+            "propose_room_repo_app). git push (token as password) creates one and pins each "
+            "branch tip."
         ),
         arguments=RoomArgs,
         scope=READ,
@@ -249,7 +255,7 @@ TOOLS = [
             "Prepare a Room snippet with source files. It appears in the cloud Room launcher "
             "only after its owner reviews and approves the full code in osFoundry. The Room "
             "renders the default export of src/App.tsx; files import only each other (relative "
-            "paths) and react, react-dom, react-dom/client, react/jsx-runtime."
+            "paths) and react, react-dom, react-dom/client, react/jsx-runtime." + WAITING
         ),
         arguments=SnippetArgs,
         scope=WRITE,
@@ -260,8 +266,8 @@ TOOLS = [
     Tool(
         name="propose_room_repo_app",
         description=(
-            "Propose a pinned version of a repository in the Room's project as a Room app; for "
-            "large apps. It appears only after the owner approves it. Local Rooms are unavailable."
+            "Propose a pinned version of a repository of the Room's project as a Room app, for "
+            "large apps; it appears once the owner approves. Local Rooms are unavailable." + WAITING
         ),
         arguments=RepoArgs,
         scope=WRITE,
@@ -272,9 +278,9 @@ TOOLS = [
     Tool(
         name="propose_room_app_update",
         description=(
-            "Propose new files for an approved snippet app (instance_id from list_room_apps); "
+            "New files for an approved snippet app (instance_id from list_room_apps); "
             "name defaults to its current one. The owner reviews the diff; approval replaces "
-            "the app in place."
+            "the app in place." + WAITING
         ),
         arguments=UpdateArgs,
         scope=WRITE,
@@ -285,8 +291,8 @@ TOOLS = [
     Tool(
         name="revise_room_proposal",
         description=(
-            "Answer the owner's review: send a new revision of your proposal (all files). It "
-            "replaces the earlier one on the same card."
+            "Answer the owner's review with a new revision of your proposal (all files); it "
+            "replaces the earlier one on its card." + WAITING
         ),
         arguments=ReviseArgs,
         scope=WRITE,
@@ -297,8 +303,7 @@ TOOLS = [
     Tool(
         name="read_room_proposal",
         description=(
-            "Your proposal's review: status, decision, the owner's line comments (outdated or "
-            "not), revisions."
+            "Your proposal's review: status, decision, line comments (outdated or not), revisions."
         ),
         arguments=ProposalArgs,
         scope=READ,
@@ -308,10 +313,9 @@ TOOLS = [
     Tool(
         name="poll_resource_events",
         description=(
-            "Wait for a Room's events (proposal.approved, proposal.changes_requested, "
-            "app.updated...) "
-            "after after_sequence. Returns as soon as one exists, or [] after timeout_s "
-            "(default 30); pass next_after_sequence next time. Local Rooms are unavailable."
+            "A Room's events (proposal.approved, app.updated...) after after_sequence, as soon "
+            "as one exists, or [] after timeout_s (default 30); then pass next_after_sequence. "
+            "Local Rooms are unavailable."
         ),
         arguments=PollArgs,
         scope=READ,

@@ -293,7 +293,9 @@ class MCPApp:
         if (page := self.encoded_pages.get(key)) is None:
             result = self.tools_page(start)
             if modern:
-                result = cacheable(complete(result))
+                # No serverInfo here (server/discover has it): tools/list stays within SPEC
+                # §6's byte budget, every byte of it model context.
+                result = cacheable({"resultType": "complete", **result})
             page = self.encoded_pages[key] = dumps(result)
         encoded_id = b"%d" % request_id if isinstance(request_id, int) else dumps(request_id)
         return b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (encoded_id, page)
