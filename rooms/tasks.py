@@ -139,7 +139,8 @@ def state_of(task: ProposalTask, user, *, origin: str) -> TaskState:
         data["next_step"] = next_step(proposal, data)
         detail["status"] = "completed"
         detail["statusMessage"] = data["next_step"]
-        detail["result"] = tool_result(data)
+        # The tools/call's own result, as the 2026-07-28 call would have answered it.
+        detail["result"] = {"resultType": "complete", **tool_result(data)}
     return TaskState(detail=detail, key=events.proposal_key(proposal.pk))
 
 

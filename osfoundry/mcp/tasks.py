@@ -168,6 +168,7 @@ async def wait_for_result(ctx: CallContext, store: TaskStore, state: TaskState, 
     finally:
         wakeups.registry.unregister(waiter)
     result = dict(state.detail.get("result") or {})
+    result.pop("resultType", None)  # 2025-11-25 has none
     if state.status == "cancelled":
         result = {"content": [], "isError": True}
     result["_meta"] = {RELATED_TASK_META: {"taskId": state.task_id}}
