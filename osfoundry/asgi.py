@@ -31,16 +31,18 @@ from osfoundry.http import (  # noqa: E402
     refuse_large_headers,
 )
 from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH, MCP_PATH, MCPApp  # noqa: E402
-from osfoundry.mcp.tooling import collect_tools  # noqa: E402
+from osfoundry.mcp.tooling import collect_task_store, collect_tools  # noqa: E402
 from rooms import gitserver  # noqa: E402
 from rooms.jsengine import warm_in_background  # noqa: E402
 from rooms.routing import websocket_urlpatterns  # noqa: E402
 
-# One tool registry behind both doors of the MCP endpoint (osfoundry/mcp/protocol.py).
+# One tool registry and one task store behind both doors of the MCP endpoint
+# (osfoundry/mcp/protocol.py).
 mcp_tools = collect_tools()
+mcp_tasks = collect_task_store()
 mcp_apps = {
-    MCP_PATH: MCPApp(mcp_tools, path=MCP_PATH, is_discovery_open=False),
-    EXTERNAL_MCP_PATH: MCPApp(mcp_tools, path=EXTERNAL_MCP_PATH, is_discovery_open=True),
+    path: MCPApp(mcp_tools, path=path, is_discovery_open=is_open, task_store=mcp_tasks)
+    for path, is_open in ((MCP_PATH, False), (EXTERNAL_MCP_PATH, True))
 }
 
 

@@ -25,6 +25,7 @@ PROPOSAL_APPROVED = "proposal.approved"
 PROPOSAL_DECLINED = "proposal.declined"
 PROPOSAL_CHANGES_REQUESTED = "proposal.changes_requested"
 PROPOSAL_REVISED = "proposal.revised"
+PROPOSAL_WITHDRAWN = "proposal.withdrawn"
 APP_CREATED = "app.created"
 APP_UPDATED = "app.updated"
 APP_ROLLED_BACK = "app.rolled_back"
@@ -55,8 +56,21 @@ def room_key(room_id) -> str:
     return f"room:{room_id}"
 
 
+def proposal_key(proposal_id) -> str:
+    """The wake-up key of one proposal's status: its tasks' listeners park on it (rooms/tasks.py).
+    A proposal event announces it, and so does a revision for the one it took the place of."""
+    return f"proposal:{proposal_id}"
+
+
 def publish_room_event(data: dict) -> None:
-    wakeups.notify([room_key(data["room_id"])])
+    keys = [room_key(data["room_id"])]
+    if data["type"].startswith("proposal."):
+        keys += [
+            proposal_key(data[field])
+            for field in ("proposal_id", "previous_proposal_id")
+            if data.get(field)
+        ]
+    wakeups.notify(keys)
     try:
         group_send(room_group(data["room_id"]), {"type": "room.event", "event": data})
     except Exception:

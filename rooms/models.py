@@ -10,6 +10,7 @@ from osfoundry.idempotency import IdempotencyKey
 
 # Repositories' models live in their own module; imported here for Django and callers.
 from .repomodels import GitObject, GitRef, Repository, RepositoryVersion  # noqa: F401
+from .taskmodels import ProposalTask  # noqa: F401
 
 if TYPE_CHECKING:
     from osfoundry.auth import AnyUser, User
@@ -106,6 +107,8 @@ class Proposal(models.Model):
         CHANGES_REQUESTED = "changes_requested", "Changes requested"
         # A later revision of the same line of work took this one's place on the card.
         SUPERSEDED = "superseded", "Superseded"
+        # Its proposer took it back before the owner decided (tasks/cancel of its task).
+        WITHDRAWN = "withdrawn", "Withdrawn"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="proposals")

@@ -5,15 +5,17 @@ what a model needs to call the tool right, and what is out of reach, and nothing
 """
 
 import asyncio
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from django.urls import reverse
 
 from osfoundry import wakeups
 from osfoundry.auth import READ, WRITE
 from osfoundry.dbthreads import run_sync
-from osfoundry.mcp.tooling import CallContext, Tool
+from osfoundry.mcp.tooling import CallContext, TaskState, TaskStore, Tool
 
-from . import access, events, known, repositories, revisions, services
+from . import access, events, known, repositories, revisions, services, tasks
 from .schemas import (
     AppArgs,
     NoArgs,
@@ -29,14 +31,20 @@ from .schemas import (
 
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 PROPOSES = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False}
-# What to do after proposing, in this interface's terms.
+# How to wait for the owner, for each kind of client: the propose tools say it in a sentence
+# (every byte of tools/list is context), the result of a client without tasks in full.
+WAITING = " A Tasks client's task ends at the decision."
+# What to do after proposing, in this interface's terms, for a client that did not declare the
+# Tasks extension (one that did gets a task the decision completes: rooms/tasks.py).
 WAIT_FOR_APPROVAL = (
     "The proposal is pending: nothing is in the Room until its owner approves it. Cheapest way "
     "to wait: end your turn and ask the owner to review it at review_url (or under "
     '"Connected → Needs your approval"), then call read_room_proposal once; if the owner '
     "requested changes, answer with revise_room_proposal. Only if you have other work, "
     "long-poll poll_resource_events on the Room for proposal.approved/declined/"
-    "changes_requested, or poll read_room_proposal with capped backoff (10 s doubling to 5 min)."
+    "changes_requested, or poll read_room_proposal with capped backoff (10 s doubling to 5 min). "
+    "A client that declares the MCP Tasks extension (io.modelcontextprotocol/tasks) gets a task "
+    "instead, which the owner's decision completes: no turn is spent waiting."
 )
 
 
@@ -80,19 +88,41 @@ def proposal_result(ctx: CallContext, result: services.ProposalResult) -> dict:
     return data
 
 
-def propose_room_snippet_app(ctx: CallContext, args: SnippetArgs) -> dict:
-    result = services.propose_snippet(
+Proposes = Callable[[CallContext, Any], services.ProposalResult]
+
+
+def answers_result(propose: Proposes) -> Callable[[CallContext, Any], dict]:
+    """The tool's handler for a client without the Tasks extension: today's result."""
+
+    def handler(ctx: CallContext, args) -> dict:
+        return proposal_result(ctx, propose(ctx, args))
+
+    return handler
+
+
+def answers_task(propose: Proposes) -> Callable[[CallContext, Any], TaskState]:
+    """The tool's handler for a client that declared the Tasks extension: the proposal's task,
+    stored with it; the owner's decision completes it (rooms/tasks.py)."""
+
+    def handler(ctx: CallContext, args) -> TaskState:
+        result = propose(ctx, args)
+        return tasks.task_for(ctx.principal, result.proposal, origin=ctx.origin)
+
+    return handler
+
+
+def propose_room_snippet_app(ctx: CallContext, args: SnippetArgs) -> services.ProposalResult:
+    return services.propose_snippet(
         caller=ctx.principal.user,
         room_id=args.room_id,
         name=args.name,
         files=args.files,
         idempotency_key=args.idempotency_key,
     )
-    return proposal_result(ctx, result)
 
 
-def propose_room_repo_app(ctx: CallContext, args: RepoArgs) -> dict:
-    result = services.propose_repo_version(
+def propose_room_repo_app(ctx: CallContext, args: RepoArgs) -> services.ProposalResult:
+    return services.propose_repo_version(
         caller=ctx.principal.user,
         room_id=args.room_id,
         name=args.name,
@@ -100,11 +130,10 @@ def propose_room_repo_app(ctx: CallContext, args: RepoArgs) -> dict:
         version_id=args.version_id,
         idempotency_key=args.idempotency_key,
     )
-    return proposal_result(ctx, result)
 
 
-def propose_room_app_update(ctx: CallContext, args: UpdateArgs) -> dict:
-    result = revisions.propose_update(
+def propose_room_app_update(ctx: CallContext, args: UpdateArgs) -> services.ProposalResult:
+    return revisions.propose_update(
         caller=ctx.principal.user,
         room_id=args.room_id,
         instance_id=args.instance_id,
@@ -112,18 +141,16 @@ def propose_room_app_update(ctx: CallContext, args: UpdateArgs) -> dict:
         files=args.files,
         idempotency_key=args.idempotency_key,
     )
-    return proposal_result(ctx, result)
 
 
-def revise_room_proposal(ctx: CallContext, args: ReviseArgs) -> dict:
-    result = revisions.revise_proposal(
+def revise_room_proposal(ctx: CallContext, args: ReviseArgs) -> services.ProposalResult:
+    return revisions.revise_proposal(
         caller=ctx.principal.user,
         proposal_id=args.proposal_id,
         name=args.name,
         files=args.files,
         idempotency_key=args.idempotency_key,
     )
-    return proposal_result(ctx, result)
 
 
 def read_room_proposal(ctx: CallContext, args: ProposalArgs) -> dict:
@@ -171,8 +198,8 @@ TOOLS = [
     Tool(
         name="list_rooms",
         description=(
-            "List the Rooms you can reach, with room_id. Local Rooms show available: false: "
-            "they are unavailable to cloud clients."
+            "List the Rooms you can reach (room_id). Local Rooms show available: false: "
+            "unavailable to cloud clients."
         ),
         arguments=NoArgs,
         scope=READ,
@@ -181,7 +208,7 @@ TOOLS = [
     ),
     Tool(
         name="read_room",
-        description="Read one Room: name, kind, project, owner. Local Rooms are unavailable.",
+        description="One Room: name, kind, project, owner. Local Rooms are unavailable.",
         arguments=RoomArgs,
         scope=READ,
         annotations=READ_ONLY,
@@ -191,8 +218,8 @@ TOOLS = [
     Tool(
         name="list_room_apps",
         description=(
-            "List a Room's approved launcher apps in tab order with their build state. "
-            "Pending proposals and app data are not shown. Local Rooms are unavailable."
+            "A Room's approved apps in tab order, with build state; no pending "
+            "proposals or app data. Local Rooms are unavailable."
         ),
         arguments=RoomAppsArgs,
         scope=READ,
@@ -213,9 +240,9 @@ TOOLS = [
     Tool(
         name="list_room_repositories",
         description=(
-            "The Room's project repositories: clone_url and latest versions (version_id for "
-            "propose_room_repo_app). git push with a token as password; a push creates the "
-            "repository and pins each branch tip."
+            "The Room's project repositories: clone_url, latest versions (version_id for "
+            "propose_room_repo_app). git push (token as password) creates one and pins each "
+            "branch tip."
         ),
         arguments=RoomArgs,
         scope=READ,
@@ -228,52 +255,55 @@ TOOLS = [
             "Prepare a Room snippet with source files. It appears in the cloud Room launcher "
             "only after its owner reviews and approves the full code in osFoundry. The Room "
             "renders the default export of src/App.tsx; files import only each other (relative "
-            "paths) and react, react-dom, react-dom/client, react/jsx-runtime."
+            "paths) and react, react-dom, react-dom/client, react/jsx-runtime." + WAITING
         ),
         arguments=SnippetArgs,
         scope=WRITE,
         annotations=PROPOSES,
-        handler=propose_room_snippet_app,
+        handler=answers_result(propose_room_snippet_app),
+        task_handler=answers_task(propose_room_snippet_app),
     ),
     Tool(
         name="propose_room_repo_app",
         description=(
-            "Propose a pinned version of a repository in the Room's project as a Room app; for "
-            "large apps. It appears only after the owner approves it. Local Rooms are unavailable."
+            "Propose a pinned version of a repository of the Room's project as a Room app, for "
+            "large apps; it appears once the owner approves. Local Rooms are unavailable." + WAITING
         ),
         arguments=RepoArgs,
         scope=WRITE,
         annotations=PROPOSES,
-        handler=propose_room_repo_app,
+        handler=answers_result(propose_room_repo_app),
+        task_handler=answers_task(propose_room_repo_app),
     ),
     Tool(
         name="propose_room_app_update",
         description=(
-            "Propose new files for an approved snippet app (instance_id from list_room_apps); "
+            "New files for an approved snippet app (instance_id from list_room_apps); "
             "name defaults to its current one. The owner reviews the diff; approval replaces "
-            "the app in place."
+            "the app in place." + WAITING
         ),
         arguments=UpdateArgs,
         scope=WRITE,
         annotations=PROPOSES,
-        handler=propose_room_app_update,
+        handler=answers_result(propose_room_app_update),
+        task_handler=answers_task(propose_room_app_update),
     ),
     Tool(
         name="revise_room_proposal",
         description=(
-            "Answer the owner's review: send a new revision of your proposal (all files). It "
-            "replaces the earlier one on the same card."
+            "Answer the owner's review with a new revision of your proposal (all files); it "
+            "replaces the earlier one on its card." + WAITING
         ),
         arguments=ReviseArgs,
         scope=WRITE,
         annotations=PROPOSES,
-        handler=revise_room_proposal,
+        handler=answers_result(revise_room_proposal),
+        task_handler=answers_task(revise_room_proposal),
     ),
     Tool(
         name="read_room_proposal",
         description=(
-            "Your proposal's review: status, decision, the owner's line comments (outdated or "
-            "not), revisions."
+            "Your proposal's review: status, decision, line comments (outdated or not), revisions."
         ),
         arguments=ProposalArgs,
         scope=READ,
@@ -283,10 +313,9 @@ TOOLS = [
     Tool(
         name="poll_resource_events",
         description=(
-            "Wait for a Room's events (proposal.approved, proposal.changes_requested, "
-            "app.updated...) "
-            "after after_sequence. Returns as soon as one exists, or [] after timeout_s "
-            "(default 30); pass next_after_sequence next time. Local Rooms are unavailable."
+            "A Room's events (proposal.approved, app.updated...) after after_sequence, as soon "
+            "as one exists, or [] after timeout_s (default 30); then pass next_after_sequence. "
+            "Local Rooms are unavailable."
         ),
         arguments=PollArgs,
         scope=READ,
@@ -295,3 +324,18 @@ TOOLS = [
         is_async=True,
     ),
 ]
+
+
+def read_tasks(ctx: CallContext, task_ids: Sequence[str]) -> dict[str, TaskState]:
+    return tasks.read_tasks(ctx.principal, task_ids, origin=ctx.origin)
+
+
+def cancel_task(ctx: CallContext, task_id: str) -> TaskState:
+    return tasks.cancel_task(ctx.principal, task_id, origin=ctx.origin)
+
+
+def list_tasks(ctx: CallContext, start: int, limit: int) -> tuple[list[TaskState], bool]:
+    return tasks.list_tasks(ctx.principal, start, limit, origin=ctx.origin)
+
+
+TASKS = TaskStore(read=read_tasks, cancel=cancel_task, list_page=list_tasks)

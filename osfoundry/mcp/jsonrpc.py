@@ -6,9 +6,16 @@ import base64
 from osfoundry.http import MalformedJSON, Request, dumps, parse_json
 
 PROTOCOL_VERSION = "2025-11-25"
-# Older handshake revisions whose messages we answer the same way; a client that offers one in
+# The handshake revisions whose messages we answer the same way; a client that offers one in
 # initialize gets it back, any other offer gets ours.
-SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
+LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
+SUPPORTED_VERSIONS = LEGACY_VERSIONS
+# Revisions without a handshake (osfoundry/mcp/modern.py); newest first, all of them.
+MODERN_VERSIONS = ("2026-07-28",)
+ALL_VERSIONS = (*MODERN_VERSIONS, *LEGACY_VERSIONS)
+
+# Who answers: initialize's serverInfo, and every modern result's _meta.
+SERVER_INFO = {"name": "osfoundry", "title": "osFoundry Rooms", "version": "0.1.0"}
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -107,17 +114,20 @@ def decode_cursor(cursor, total: int) -> int:
 
 def check_protocol_version(request: Request) -> None:
     version = request.headers.get("mcp-protocol-version")
-    if version is None or version in SUPPORTED_VERSIONS:
+    if version is None or version in ALL_VERSIONS:
         return
-    # -32022 with the versions we speak: the official client's auto mode, which probes a newer
-    # revision first, reads this as "handshake era" and falls back to initialize.
-    raise Reply(
+    raise unsupported_version(None, version)
+
+
+def unsupported_version(request_id, version) -> Reply:
+    # -32022 with every revision we speak: a client that offered another picks from these (the
+    # official clients' auto mode, seeing 2026-07-28 here, retries with it).
+    return Reply(
         400,
         rpc_error(
-            None,
+            request_id,
             UNSUPPORTED_PROTOCOL_VERSION,
-            f"Unsupported MCP-Protocol-Version {version!r}; supported: "
-            + ", ".join(SUPPORTED_VERSIONS),
-            {"supported": list(SUPPORTED_VERSIONS), "requested": version},
+            f"Unsupported MCP-Protocol-Version {version!r}; supported: " + ", ".join(ALL_VERSIONS),
+            {"supported": list(ALL_VERSIONS), "requested": version},
         ),
     )

@@ -1,21 +1,19 @@
-"""The MCP endpoint: Streamable HTTP (revision 2025-11-25), JSON-RPC 2.0, JSON responses.
+"""The MCP endpoint: Streamable HTTP, JSON-RPC 2.0, revision 2026-07-28 beside 2025-11-25,
+2025-06-18 and 2025-03-26, from the same tools, auth and limits.
 
 A small ASGI app, routed in osfoundry/asgi.py before Django: a parked call costs a coroutine,
 not a thread, and a client that goes away is noticed at once. It is stateless (no session id):
-every POST carries one JSON-RPC message and gets one JSON answer.
+every POST carries one JSON-RPC message and gets one JSON answer, except subscriptions/listen,
+whose answer is a stream (tasks.py).
 
 This module speaks the protocol and the auth challenge only; the JSON-RPC envelope is in
-jsonrpc.py. It knows no tool: it publishes and dispatches the `TOOLS` lists of the apps
-(rooms/tools.py, agents/tools.py).
+jsonrpc.py, what revision 2026-07-28 requires of a request in modern.py, the Tasks extension
+in tasks.py. It knows no tool: it publishes and dispatches the `TOOLS` lists of the apps
+(rooms/tools.py, agents/tools.py), and the TaskStore one of them keeps (rooms/tasks.py).
 """
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import cast
-
-from pydantic import ValidationError
 
 from osfoundry import ratelimit
 from osfoundry.auth import (
@@ -29,7 +27,6 @@ from osfoundry.auth import (
 )
 from osfoundry.dbthreads import run_sync
 from osfoundry.disconnect import DisconnectWatcher
-from osfoundry.errors import DomainError, describe_validation_error
 from osfoundry.hot_settings import hot
 from osfoundry.http import (
     BodyTooLarge,
@@ -46,12 +43,16 @@ from osfoundry.http import (
 from osfoundry.outage import DATABASE_OUTAGE, retry_after_header, unavailable
 from osfoundry.trust import known_principal
 
+from . import tasks
+from .calling import run_after_response, run_tool
 from .jsonrpc import (
+    ALL_VERSIONS,
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PROTOCOL_VERSION,
+    SERVER_INFO,
     SUPPORTED_VERSIONS,
     UNAUTHORIZED,
     InvalidParams,
@@ -64,9 +65,16 @@ from .jsonrpc import (
     parse_message,
     rpc_error,
     rpc_result,
-    tool_result,
 )
-from .tooling import CallContext, Tool, collect_tools, describe_tool
+from .modern import TASKS_EXTENSION, Modern, cacheable, complete, modern_request
+from .tooling import (
+    CallContext,
+    TaskStore,
+    Tool,
+    collect_task_store,
+    collect_tools,
+    describe_tool,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +86,6 @@ MCP_PATH = "/api/v1/mcp"
 EXTERNAL_MCP_PATH = "/api/v1/external-mcp"
 MCP_PATHS = (MCP_PATH, EXTERNAL_MCP_PATH)
 PAGE_SIZE = 50
-SERVER_INFO = {"name": "osfoundry", "title": "osFoundry Rooms", "version": "0.1.0"}
 INSTRUCTIONS = (
     "osFoundry Rooms: propose small apps to a team's cloud Rooms; each Room's owner reviews "
     "every file and approves or declines. Start with list_rooms. Nothing you propose runs "
@@ -116,16 +123,18 @@ class MCPApp:
         path: str,
         is_discovery_open: bool,
         page_size: int = PAGE_SIZE,
+        task_store: TaskStore | None = None,
     ):
         self.path = path
         self.is_discovery_open = is_discovery_open
         self.tools = collect_tools() if tools is None else tools
+        self.task_store = collect_task_store() if tools is None else task_store
         self.by_name = {tool.name: tool for tool in self.tools}
         self.descriptions = [describe_tool(tool) for tool in self.tools]
         self.page_size = page_size
         # tools/list answers the same pages every time: each encoded once (their JSON is most
         # of the call's work otherwise).
-        self.encoded_pages: dict[tuple[int, int], bytes] = {}
+        self.encoded_pages: dict[tuple[int, int, bool], bytes] = {}
 
     async def __call__(self, scope, receive, send):
         request = Request(scope)
@@ -150,6 +159,10 @@ class MCPApp:
             status, headers = error.http_status, [retry_after_header()]
             data = {"error": error.as_dict()}
             answer = rpc_error(id_of(body), INTERNAL_ERROR, error.message, data)
+        if isinstance(answer, tasks.Stream):
+            # subscriptions/listen: the answer is written as it happens, until either side ends it.
+            await answer.run(send, headers)
+            return
         try:
             if watcher is not None and watcher.disconnected:
                 return  # nobody to answer; after_response callbacks never run
@@ -186,31 +199,84 @@ class MCPApp:
         params = message.get("params", {})
         if not isinstance(params, dict):
             return 200, rpc_error(request_id, INVALID_PARAMS, "params must be an object"), [], None
+        modern = modern_request(request, message)
         if method == "tools/call":
-            return await self.call_tool(request, request_id, params, watcher, principal)
+            return await self.call_tool(request, request_id, params, watcher, principal, modern)
+        if method in (tasks.LEGACY_METHODS if modern is None else tasks.MODERN_METHODS):
+            return await self.task_method(request, request_id, method, params, modern, watcher)
         limit_headers = await charge(principal.token_key if principal else request.client_key)
         answer: dict | bytes
+        status = 200
         try:
             if method == "tools/list":
-                answer = self.tools_list_answer(request_id, params)
-            elif method == "initialize":
+                answer = self.tools_list_answer(request_id, params, modern=modern is not None)
+            elif modern is not None and method == "server/discover":
+                answer = rpc_result(request_id, self.discover())
+            elif modern is None and method == "initialize":
                 answer = rpc_result(request_id, self.initialize(params))
-            elif method == "ping":
+            elif modern is None and method == "ping":
                 answer = rpc_result(request_id, {})
             else:
+                # A modern server says 404 for a method it lacks: no HTTP+SSE fallback to try.
+                status = 200 if modern is None else 404
                 answer = rpc_error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
         except InvalidParams as exc:
             answer = rpc_error(request_id, INVALID_PARAMS, str(exc))
-        return 200, answer, limit_headers, None
+        return status, answer, limit_headers, None
+
+    async def task_method(
+        self, request: Request, request_id, method: str, params: dict, modern, watcher
+    ):
+        """tasks/* and subscriptions/listen: a caller's tasks, so a token on both doors (checked
+        against the database for a request that parks)."""
+        parks = method in ("subscriptions/listen", "tasks/result")
+        principal = await self.authenticate(request, request_id, remembered=not parks)
+        headers = await charge(principal.token_key)
+        if self.task_store is None:
+            error = rpc_error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}")
+            return (200 if modern is None else 404), error, headers, None
+        ctx = self.context(request, principal, watcher)
+        try:
+            answer = await tasks.answer(
+                ctx, self.task_store, request_id, method, params, modern, watcher
+            )
+        except InsufficientScope as exc:
+            raise Reply(
+                403,
+                rpc_error(request_id, UNAUTHORIZED, exc.message),
+                headers
+                + self.challenge(request, error="insufficient_scope", description=exc.message),
+            ) from None
+        except Unauthenticated:
+            raise self.unauthorized(request, request_id, headers) from None
+        return 200, answer, headers, None
 
     def initialize(self, params: dict) -> dict:
         offered = params.get("protocolVersion")
+        capabilities: dict = {"tools": {"listChanged": False}}
+        # SPEC §6's answer exactly, unless the client speaks 2025-11-25's experimental tasks
+        # itself (it declared them): then it learns that tools/call may carry params.task.
+        declared = params.get("capabilities")
+        if self.task_store is not None and isinstance(declared, dict) and "tasks" in declared:
+            capabilities["tasks"] = tasks.LEGACY_CAPABILITY
         return {
             "protocolVersion": offered if offered in SUPPORTED_VERSIONS else PROTOCOL_VERSION,
-            "capabilities": {"tools": {"listChanged": False}},
+            "capabilities": capabilities,
             "serverInfo": SERVER_INFO,
             "instructions": INSTRUCTIONS,
         }
+
+    def discover(self) -> dict:
+        """server/discover (2026-07-28): what initialize told, for every request at once."""
+        capabilities: dict = {"tools": {"listChanged": False}}
+        if self.task_store is not None:
+            capabilities["extensions"] = {TASKS_EXTENSION: {}}
+        result = {
+            "supportedVersions": list(ALL_VERSIONS),
+            "capabilities": capabilities,
+            "instructions": INSTRUCTIONS,
+        }
+        return cacheable(complete(result))
 
     def tools_page(self, start: int) -> dict:
         end = start + self.page_size
@@ -219,17 +285,29 @@ class MCPApp:
             result["nextCursor"] = encode_cursor(end)
         return result
 
-    def tools_list_answer(self, request_id, params: dict) -> bytes:
-        """The whole JSON-RPC answer, encoded: the page once per process, the id each time."""
+    def tools_list_answer(self, request_id, params: dict, *, modern: bool = False) -> bytes:
+        """The whole JSON-RPC answer, encoded: the page once per process, the id each time.
+        The order is the registry's, the same every time (2026-07-28 asks for a stable one)."""
         start = decode_cursor(params.get("cursor"), len(self.descriptions))
-        key = (start, self.page_size)
+        key = (start, self.page_size, modern)
         if (page := self.encoded_pages.get(key)) is None:
-            page = self.encoded_pages[key] = dumps(self.tools_page(start))
+            result = self.tools_page(start)
+            if modern:
+                # No serverInfo here (server/discover has it): tools/list stays within SPEC
+                # §6's byte budget, every byte of it model context.
+                result = cacheable({"resultType": "complete", **result})
+            page = self.encoded_pages[key] = dumps(result)
         encoded_id = b"%d" % request_id if isinstance(request_id, int) else dumps(request_id)
         return b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (encoded_id, page)
 
     async def call_tool(
-        self, request: Request, request_id, params: dict, watcher, principal: Principal | None
+        self,
+        request: Request,
+        request_id,
+        params: dict,
+        watcher,
+        principal: Principal | None,
+        modern: Modern | None = None,
     ):
         name = params.get("name")
         tool = self.by_name.get(name) if isinstance(name, str) else None
@@ -248,17 +326,13 @@ class MCPApp:
             # may predate an expiry set without a signal).
             principal = await self.authenticate(request, request_id, remembered=not tool.is_async)
         limit_headers = await charge(principal.token_key)
-        ctx = CallContext(
-            principal=principal,
-            origin=request.origin,
-            is_disconnected=watcher.is_disconnected,
-            reauthenticate=partial(
-                authenticate_bearer, bearer(request), resource=self.resource(request)
-            ),
-        )
+        ctx = self.context(request, principal, watcher)
+        as_task = tasks.as_task(tool, params, modern, self.task_store)
         try:
             principal.require(tool.scope)
-            result = await self.run_tool(tool, ctx, arguments, watcher)
+            result = await run_tool(tool, ctx, arguments, watcher, as_task=as_task)
+            if modern is not None and "resultType" not in result:
+                result = complete(result)
         except InsufficientScope as exc:
             if not principal.can_widen_scopes:
                 # A personal token is a header in the client's settings: no client can widen it,
@@ -278,39 +352,15 @@ class MCPApp:
             raise self.unauthorized(request, request_id, limit_headers) from None
         return 200, rpc_result(request_id, result), limit_headers, ctx
 
-    async def run_tool(self, tool: Tool, ctx: CallContext, arguments: dict, watcher) -> dict:
-        try:
-            args = tool.parse_arguments(arguments)
-        except ValidationError as exc:
-            allowed = list(tool.arguments.model_fields)
-            error = describe_validation_error(exc, allowed=allowed)
-            return tool_result({"error": error.as_dict()}, is_error=True)
-        if tool.from_memory is not None and (data := tool.from_memory(ctx, args)) is not None:
-            return tool_result(data)
-        try:
-            if tool.is_async:
-                # A parked call ends as soon as its client goes away.
-                task = asyncio.ensure_future(cast(Awaitable[dict], tool.handler(ctx, args)))
-                watcher.on_disconnect(task.cancel)
-                data = await task
-            else:
-                data = await run_sync(cast(Callable[..., dict], tool.handler), ctx, args)
-        except (Unauthenticated, InsufficientScope, *DATABASE_OUTAGE):
-            # An HTTP answer (a challenge, a 503 with Retry-After), not a tool result.
-            raise
-        except DomainError as exc:
-            return tool_result({"error": exc.as_dict()}, is_error=True)
-        except asyncio.CancelledError:
-            if watcher.disconnected:
-                return tool_result({"error": {"code": "cancelled"}}, is_error=True)
-            raise
-        except Exception:
-            logger.exception("MCP tool %s failed", tool.name)
-            return tool_result(
-                {"error": {"code": "server_error", "message": "Unexpected error; it was logged"}},
-                is_error=True,
-            )
-        return tool_result(data)
+    def context(self, request: Request, principal: Principal, watcher) -> CallContext:
+        return CallContext(
+            principal=principal,
+            origin=request.origin,
+            is_disconnected=watcher.is_disconnected,
+            reauthenticate=partial(
+                authenticate_bearer, bearer(request), resource=self.resource(request)
+            ),
+        )
 
     def resource(self, request: Request) -> str:
         """This endpoint's URI: OAuth tokens must be bound to it (RFC 8707; osfoundry/oauth.py
@@ -393,13 +443,3 @@ async def respond(send, status: int, answer: dict | bytes | None, headers: list)
     if not charged and not any(name == b"x-ratelimit-limit" for name, _ in headers):
         headers = [*headers, ratelimit.limit_header()]
     await send_json(send, status, answer, headers)
-
-
-async def run_after_response(ctx: CallContext) -> None:
-    for fn in ctx._after_response:
-        try:
-            outcome = fn()
-            if asyncio.iscoroutine(outcome):
-                await outcome
-        except Exception:
-            logger.exception("MCP after_response callback failed")

@@ -3,7 +3,7 @@ the protocol module (osfoundry/mcp/protocol.py) lists and dispatches them and kn
 """
 
 import importlib
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +46,49 @@ class CallContext:
         return principal
 
 
+TERMINAL = ("completed", "failed", "cancelled")
+
+
+@dataclass(frozen=True, slots=True)
+class TaskState:
+    """A task as its caller may read it (the Tasks extension, io.modelcontextprotocol/tasks):
+    `detail` is what tasks/get answers, in the extension's words (taskId, status, statusMessage,
+    createdAt, lastUpdatedAt, ttlMs, pollIntervalMs; `result` once completed), and `key` the
+    wake-up key (osfoundry.wakeups) its changes are announced under."""
+
+    detail: dict
+    key: str
+
+    @property
+    def task_id(self) -> str:
+        return self.detail["taskId"]
+
+    @property
+    def status(self) -> str:
+        return self.detail["status"]
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in TERMINAL
+
+    def created(self) -> dict:
+        """The task as a tools/call that created it answers: the Task, without its result."""
+        return {k: v for k, v in self.detail.items() if k not in ("result", "error")}
+
+
+@dataclass(frozen=True)
+class TaskStore:
+    """Where an app keeps the tasks its tools answer with (its module's TASKS): the protocol
+    reads, cancels and watches them and knows nothing else. Both run in a database thread and
+    see only the caller's own tasks: `read` leaves out ids that are not theirs (or gone),
+    `cancel` raises NotFound for them and Conflict when the task can no longer be cancelled."""
+
+    read: Callable[["CallContext", Sequence[str]], dict[str, TaskState]]
+    cancel: Callable[["CallContext", str], TaskState]
+    # Every task of the caller, newest first (2025-11-25's tasks/list): (tasks, has_more).
+    list_page: Callable[["CallContext", int, int], tuple[list[TaskState], bool]]
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -61,6 +104,9 @@ class Tool:
     # A quick answer on the event loop from what this process remembers (osfoundry.memory),
     # or None to run `handler`: a read that every call repeats costs no database hop.
     from_memory: Callable[[CallContext, Any], dict | None] | None = None
+    # For a client that declared the Tasks extension: a sync handler that does the tool's work
+    # and answers the task that follows it (stored before it returns), instead of `handler`.
+    task_handler: Callable[[CallContext, Any], TaskState] | None = None
 
     @property
     def input_schema(self) -> dict:
@@ -132,6 +178,23 @@ def collect_tools(modules: Iterable[str] | None = None) -> list[Tool]:
     if duplicates:
         raise RuntimeError(f"MCP tools defined twice: {', '.join(sorted(duplicates))}")
     return tools
+
+
+def collect_task_store(modules: Iterable[str] | None = None) -> TaskStore | None:
+    """The one TaskStore an app declares (TASKS beside its TOOLS), or None."""
+    stores = []
+    for name in settings.MCP_TOOL_MODULES if modules is None else modules:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        if (store := getattr(module, "TASKS", None)) is not None:
+            stores.append(store)
+    if len(stores) > 1:
+        raise RuntimeError("MCP tasks are kept by more than one module: task ids would collide")
+    return stores[0] if stores else None
 
 
 def describe_tool(tool: Tool) -> dict:

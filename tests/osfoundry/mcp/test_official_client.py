@@ -1,7 +1,8 @@
 """The official `mcp` Python client against the live endpoint, in both of its connect modes.
 
-In "auto" mode it first probes the 2026-07-28 revision with `server/discover`; the endpoint
-answers -32022 with the revisions it speaks, and the client falls back to `initialize`.
+In "auto" mode it first probes the 2026-07-28 revision with `server/discover`, which the
+endpoint answers: the client stays on 2026-07-28 (no initialize, no session). In "legacy" mode it
+runs the initialize handshake of 2025-11-25.
 """
 
 import asyncio
@@ -25,7 +26,7 @@ def test_client_connects_lists_tools_and_calls_one(
             return client.protocol_version, client.instructions, tools, rooms
 
     version, instructions, tools, rooms = asyncio.run(run())
-    assert version == "2025-11-25"
+    assert version == {"auto": "2026-07-28", "legacy": "2025-11-25"}[mode]
     assert "Local-only data is unavailable to cloud clients." in instructions
     assert "propose_room_snippet_app" in [tool.name for tool in tools.tools]
     assert not rooms.is_error

@@ -9,7 +9,7 @@ from osfoundry import asgi
 from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH
 from osfoundry.mcp.tooling import collect_tools
 from rooms.tools import TOOLS as ROOM_TOOLS
-from tests.mcpclient import rpc
+from tests.mcpclient import modern_rpc, rpc
 
 # The four agent-network tools (agents/tools.py) get what the Room tools leave.
 ROOM_TOOLS_BUDGET = 6_350
@@ -34,6 +34,12 @@ def test_whole_tools_list_is_within_8800_bytes(asgi_server):
     assert len(response.content) <= 8_800
 
 
+def test_the_2026_07_28_tools_list_is_within_8800_bytes_too(asgi_server):
+    response = modern_rpc(asgi_server.mcp_url, "tools/list")
+    assert response.json()["result"]["ttlMs"] > 0
+    assert len(response.content) <= 8_800
+
+
 def test_room_tools_leave_room_for_the_agent_tools():
     tools = [
         tool
@@ -51,12 +57,14 @@ def test_snippet_tool_publishes_the_contract_exactly():
         if t["name"] == "propose_room_snippet_app"
     )
     assert tool["inputSchema"] == SNIPPET_SCHEMA
-    # SPEC §3's text exactly, then the one sentence that spares agents a failed proposal.
+    # SPEC §3's text exactly, then the one sentence that spares agents a failed proposal, and
+    # how a client that declared the Tasks extension waits (others read the result's next_step).
     assert tool["description"] == (
         "Prepare a Room snippet with source files. It appears in the cloud Room launcher only "
         "after its owner reviews and approves the full code in osFoundry. The Room renders the "
         "default export of src/App.tsx; files import only each other (relative paths) and "
-        "react, react-dom, react-dom/client, react/jsx-runtime."
+        "react, react-dom, react-dom/client, react/jsx-runtime. A Tasks client's task ends at "
+        "the decision."
     )
     assert tool["annotations"] == {
         "readOnlyHint": False,
