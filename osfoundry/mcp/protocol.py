@@ -65,6 +65,7 @@ from .jsonrpc import (
     parse_message,
     rpc_error,
     rpc_result,
+    tool_result,
 )
 from .modern import TASKS_EXTENSION, Modern, cacheable, complete, modern_request
 from .tooling import (
@@ -340,6 +341,8 @@ class MCPApp:
                 # model never reads (the official client raises it). The refusal is the tool's
                 # result, as any other refusal, and says what the person can do.
                 refusal = tool_result({"error": exc.as_dict()}, is_error=True)
+                if modern is not None:
+                    refusal = complete(refusal)
                 return 200, rpc_result(request_id, refusal), limit_headers, None
             raise Reply(
                 403,
