@@ -14,7 +14,9 @@ async def test_without_a_channel_layer_an_event_still_wakes_its_long_polls(setti
     settings.CHANNEL_LAYERS = {}  # a deployment that serves no websockets
     waiter = wakeups.registry.register([room_key("no-layer")])
     try:
-        await asyncio.to_thread(publish_room_event, {"room_id": "no-layer", "sequence": 1})
+        await asyncio.to_thread(
+            publish_room_event, {"type": "app.created", "room_id": "no-layer", "sequence": 1}
+        )
         assert await waiter.wait(10) is True
     finally:
         wakeups.registry.unregister(waiter)
