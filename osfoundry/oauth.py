@@ -84,19 +84,27 @@ def refuse_unsafe_client_name(name: str) -> None:
         )
 
 
-def refuse_unsafe_redirect_uris(*, field: str, uris: list[str], error: str) -> None:
-    """Answer the registration with an RFC 7591 error naming the first URI that breaks a rule.
-    allauth turns a ValidationError into `invalid_client_metadata`, hence the response."""
+def redirect_uris_problem(*, field: str, uris: list[str]) -> str | None:
+    """The first URI of `uris` that breaks a redirect URI rule, and the rule, or None. The same
+    words for a registration and for a client ID metadata document."""
     for uri in uris:
         problem = redirect_uri_problem(uri)
         if problem is not None:
-            description = f"{field}: {uri!r} is refused: a redirect URI {problem}."
-            raise ImmediateHttpResponse(
-                JsonResponse(
-                    {"error": error, "error_description": description},
-                    status=HTTPStatus.BAD_REQUEST,
-                )
+            return f"{field}: {uri!r} is refused: a redirect URI {problem}"
+    return None
+
+
+def refuse_unsafe_redirect_uris(*, field: str, uris: list[str], error: str) -> None:
+    """Answer the registration with an RFC 7591 error naming the first URI that breaks a rule.
+    allauth turns a ValidationError into `invalid_client_metadata`, hence the response."""
+    problem = redirect_uris_problem(field=field, uris=uris)
+    if problem is not None:
+        raise ImmediateHttpResponse(
+            JsonResponse(
+                {"error": error, "error_description": problem + "."},
+                status=HTTPStatus.BAD_REQUEST,
             )
+        )
 
 
 @dataclass(frozen=True)
@@ -166,6 +174,14 @@ def same_resource(resource: str) -> frozenset[str]:
     return frozenset({resource})
 
 
+def grant_our_scopes(client: Client, *, requested: list[str]) -> None:
+    """Open registration, as MCP clients expect: each client may ask for our two scopes (and the
+    OpenID ones it requested); a client that names no scope gets ours by default."""
+    wanted = set(requested) | set(SCOPES)
+    client.set_scopes([scope for scope in (*OIDC_SCOPES, *SCOPES) if scope in wanted])
+    client.set_default_scopes(list(SCOPES))
+
+
 class OAuthAdapter(DefaultOIDCAdapter):
     scope_display = {
         **DefaultOIDCAdapter.scope_display,
@@ -189,11 +205,7 @@ class OAuthAdapter(DefaultOIDCAdapter):
             uris=client_metadata.get("post_logout_redirect_uris") or [],
             error="invalid_client_metadata",
         )
-        # Open registration, as MCP clients expect: each client may ask for our two scopes
-        # (and the OpenID ones); a client that names no scope gets ours by default.
-        requested = set(client.get_scopes())
-        client.set_scopes([s for s in (*OIDC_SCOPES, *SCOPES) if s in requested | set(SCOPES)])
-        client.set_default_scopes(list(SCOPES))
+        grant_our_scopes(client, requested=client.get_scopes())
 
     def validate_resource_uris(self, *, uris: list[str], **kwargs) -> None:
         allowed = mcp_resources(self.get_issuer())
