@@ -1,10 +1,11 @@
 """The OAuth authorization server for MCP clients, on django-allauth's identity provider.
 
 allauth brings the endpoints, PKCE, dynamic client registration (RFC 7591) and resource
-indicators (RFC 8707). This adapter adds what MCP needs on top: registered clients get the
-osfoundry scopes, their redirect URIs must be https or loopback http, the only resource a token
-may be bound to is the MCP endpoint (either of its paths), the issuer is PUBLIC_ORIGIN when set,
-and the discovery document lists our scopes.
+indicators (RFC 8707); client ID metadata documents are osfoundry/oauth_documents.py's. This
+adapter adds what MCP needs on top: clients get the osfoundry scopes, their redirect URIs must
+be https or loopback http, the only resource a token may be bound to is the MCP endpoint
+(either of its paths), the issuer is PUBLIC_ORIGIN when set, and the discovery document lists
+our scopes and says that a client ID may be a metadata document's URL.
 """
 
 import re
@@ -219,6 +220,10 @@ class OAuthAdapter(DefaultOIDCAdapter):
     def populate_server_metadata(self, data: dict) -> None:
         data["scopes_supported"] = [*SCOPES, *OIDC_SCOPES]
         data["code_challenge_methods_supported"] = ["S256"]
+        # MCP 2026-07-28 clients use a metadata document when this says so, and register
+        # (registration_endpoint, kept for the clients before it) otherwise.
+        if settings.OAUTH_CLIENT_METADATA_DOCUMENTS:
+            data["client_id_metadata_document_supported"] = True
 
 
 def authenticate_oauth_token(raw: str, *, resource: str | None = None) -> Principal | None:
