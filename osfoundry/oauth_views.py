@@ -26,6 +26,7 @@ from osfoundry.oauth_documents import (
     admit_loopback_redirect,
     client_id_problem,
     current_client,
+    document_host,
     fetch_client,
     names_a_document,
 )
@@ -109,6 +110,9 @@ class AuthorizationView(oidc_views.AuthorizationView):
         # The client named itself at open registration; where the code goes is the one fact
         # on the page the client cannot make up.
         context["destination"] = redirect_destination(self._request_info["redirect_uri"])
+        # A metadata document's host published the name and the redirect URIs (the draft asks
+        # that the page show it).
+        context["document_host"] = document_host(context["client"])
         return context
 
     def render_to_response(self, context, **kwargs):

@@ -246,6 +246,8 @@ def test_sdk_signs_in_with_a_client_id_metadata_document(asgi_server, room, owne
     assert document_server.hits["/oauth/client.json"] == 1
     page = " ".join(unescape(re.sub(r"<[^>]+>", "", browser.consent_page)).split())
     assert "An app that calls itself “Test agent” asks to act for owner" in page
+    host = f"127.0.0.1:{document_server.port}"
+    assert f"Its name and where it sends you are published by {host}." in page
     assert "Connecting will send you to localhost:9, a program on this computer." in page
     principal = authenticate_bearer(storage.tokens.access_token, resource=url)
     assert principal.user == owner and principal.name == "Test agent via OAuth"
