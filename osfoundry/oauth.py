@@ -1,10 +1,11 @@
 """The OAuth authorization server for MCP clients, on django-allauth's identity provider.
 
 allauth brings the endpoints, PKCE, dynamic client registration (RFC 7591) and resource
-indicators (RFC 8707). This adapter adds what MCP needs on top: registered clients get the
-osfoundry scopes, their redirect URIs must be https or loopback http, the only resource a token
-may be bound to is the MCP endpoint (either of its paths), the issuer is PUBLIC_ORIGIN when set,
-and the discovery document lists our scopes.
+indicators (RFC 8707); client ID metadata documents are osfoundry/oauth_documents.py's. This
+adapter adds what MCP needs on top: clients get the osfoundry scopes, their redirect URIs must
+be https or loopback http, the only resource a token may be bound to is the MCP endpoint
+(either of its paths), the issuer is PUBLIC_ORIGIN when set, and the discovery document lists
+our scopes and says that a client ID may be a metadata document's URL.
 """
 
 import re
@@ -84,19 +85,27 @@ def refuse_unsafe_client_name(name: str) -> None:
         )
 
 
-def refuse_unsafe_redirect_uris(*, field: str, uris: list[str], error: str) -> None:
-    """Answer the registration with an RFC 7591 error naming the first URI that breaks a rule.
-    allauth turns a ValidationError into `invalid_client_metadata`, hence the response."""
+def redirect_uris_problem(*, field: str, uris: list[str]) -> str | None:
+    """The first URI of `uris` that breaks a redirect URI rule, and the rule, or None. The same
+    words for a registration and for a client ID metadata document."""
     for uri in uris:
         problem = redirect_uri_problem(uri)
         if problem is not None:
-            description = f"{field}: {uri!r} is refused: a redirect URI {problem}."
-            raise ImmediateHttpResponse(
-                JsonResponse(
-                    {"error": error, "error_description": description},
-                    status=HTTPStatus.BAD_REQUEST,
-                )
+            return f"{field}: {uri!r} is refused: a redirect URI {problem}"
+    return None
+
+
+def refuse_unsafe_redirect_uris(*, field: str, uris: list[str], error: str) -> None:
+    """Answer the registration with an RFC 7591 error naming the first URI that breaks a rule.
+    allauth turns a ValidationError into `invalid_client_metadata`, hence the response."""
+    problem = redirect_uris_problem(field=field, uris=uris)
+    if problem is not None:
+        raise ImmediateHttpResponse(
+            JsonResponse(
+                {"error": error, "error_description": problem + "."},
+                status=HTTPStatus.BAD_REQUEST,
             )
+        )
 
 
 @dataclass(frozen=True)
@@ -166,6 +175,14 @@ def same_resource(resource: str) -> frozenset[str]:
     return frozenset({resource})
 
 
+def grant_our_scopes(client: Client, *, requested: list[str]) -> None:
+    """Open registration, as MCP clients expect: each client may ask for our two scopes (and the
+    OpenID ones it requested); a client that names no scope gets ours by default."""
+    wanted = set(requested) | set(SCOPES)
+    client.set_scopes([scope for scope in (*OIDC_SCOPES, *SCOPES) if scope in wanted])
+    client.set_default_scopes(list(SCOPES))
+
+
 class OAuthAdapter(DefaultOIDCAdapter):
     scope_display = {
         **DefaultOIDCAdapter.scope_display,
@@ -189,11 +206,7 @@ class OAuthAdapter(DefaultOIDCAdapter):
             uris=client_metadata.get("post_logout_redirect_uris") or [],
             error="invalid_client_metadata",
         )
-        # Open registration, as MCP clients expect: each client may ask for our two scopes
-        # (and the OpenID ones); a client that names no scope gets ours by default.
-        requested = set(client.get_scopes())
-        client.set_scopes([s for s in (*OIDC_SCOPES, *SCOPES) if s in requested | set(SCOPES)])
-        client.set_default_scopes(list(SCOPES))
+        grant_our_scopes(client, requested=client.get_scopes())
 
     def validate_resource_uris(self, *, uris: list[str], **kwargs) -> None:
         allowed = mcp_resources(self.get_issuer())
@@ -207,6 +220,10 @@ class OAuthAdapter(DefaultOIDCAdapter):
     def populate_server_metadata(self, data: dict) -> None:
         data["scopes_supported"] = [*SCOPES, *OIDC_SCOPES]
         data["code_challenge_methods_supported"] = ["S256"]
+        # MCP 2026-07-28 clients use a metadata document when this says so, and register
+        # (registration_endpoint, kept for the clients before it) otherwise.
+        if settings.OAUTH_CLIENT_METADATA_DOCUMENTS:
+            data["client_id_metadata_document_supported"] = True
 
 
 def authenticate_oauth_token(raw: str, *, resource: str | None = None) -> Principal | None:

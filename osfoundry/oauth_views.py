@@ -1,4 +1,6 @@
-"""allauth's OAuth views (osfoundry/oauth.py), with what the consent page must tell a person.
+"""allauth's OAuth views (osfoundry/oauth.py), with what the consent page must tell a person, and
+the client ID metadata documents (osfoundry/oauth_documents.py) read before allauth looks a
+client up.
 
 Served at allauth's own paths and URL names: osfoundry/urls.py routes them here first.
 """
@@ -7,6 +9,7 @@ from http import HTTPStatus
 from typing import Any
 
 from allauth.core import context as allauth_context
+from allauth.core.internal import ratelimit
 from allauth.idp.oidc import views as oidc_views
 from allauth.idp.oidc.forms import RPInitiatedLogoutForm
 from allauth.idp.oidc.internal.oauthlib.server import get_server
@@ -18,6 +21,15 @@ from django.utils.csp import CSP, build_policy
 from oauthlib.oauth2.rfc6749 import errors
 
 from osfoundry.oauth import callback_source, may_return_after_logout, redirect_destination
+from osfoundry.oauth_documents import (
+    DocumentRefused,
+    admit_loopback_redirect,
+    client_id_problem,
+    current_client,
+    document_host,
+    fetch_client,
+    names_a_document,
+)
 
 
 def redirect_to_client(uri: str) -> HttpResponse:
@@ -28,8 +40,47 @@ def redirect_to_client(uri: str) -> HttpResponse:
     return response
 
 
+def refusal_page(request: HttpRequest, message: str, *, status: int) -> HttpResponse:
+    response = respond_html_error(request, error=ValidationError(message))
+    response.status_code = status
+    return response
+
+
+def refuse_unusable_document(request: HttpRequest) -> HttpResponse | None:
+    """A client ID that is a URL names a client ID metadata document: fetched (or found fresh)
+    before allauth looks the client up, so allauth finds it stored. The answer when it cannot be
+    used, before any login: a page, never a redirect, since the document is what would vouch for
+    the redirect URI. Anyone may open this URL, so fetches are rate limited by address."""
+    client_id = request.GET.get("client_id", "")
+    if not names_a_document(client_id):
+        return None
+    try:
+        client = current_client(client_id)
+        if client is None:
+            problem = client_id_problem(client_id)
+            if problem is not None:
+                raise DocumentRefused(client_id, problem)
+            if not ratelimit.consume(
+                request, app="allauth.idp.oidc", action="cimd_fetch", limit_get=True
+            ):
+                return refusal_page(
+                    request,
+                    "Too many client ID metadata documents were fetched for your address; wait a "
+                    "minute and try again.",
+                    status=HTTPStatus.TOO_MANY_REQUESTS,
+                )
+            client = fetch_client(client_id=client_id)
+    except DocumentRefused as refused:
+        return refusal_page(request, str(refused), status=HTTPStatus.BAD_REQUEST)
+    admit_loopback_redirect(client=client, redirect_uri=request.GET.get("redirect_uri", ""))
+    return None
+
+
 class AuthorizationView(oidc_views.AuthorizationView):
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        refusal = refuse_unusable_document(request)
+        if refusal is not None:
+            return refusal
         prompts = request.GET.get("prompt", "").split()
         if "none" in prompts and "openid" not in request.GET.get("scope", "").split():
             return self.answer_without_a_page(request)
@@ -59,6 +110,9 @@ class AuthorizationView(oidc_views.AuthorizationView):
         # The client named itself at open registration; where the code goes is the one fact
         # on the page the client cannot make up.
         context["destination"] = redirect_destination(self._request_info["redirect_uri"])
+        # A metadata document's host published the name and the redirect URIs (the draft asks
+        # that the page show it).
+        context["document_host"] = document_host(context["client"])
         return context
 
     def render_to_response(self, context, **kwargs):

@@ -196,7 +196,21 @@ IDP_OIDC_DCR_ENABLED = True
 IDP_OIDC_DCR_REQUIRES_INITIAL_ACCESS_TOKEN = False
 IDP_OIDC_ACCESS_TOKEN_EXPIRES_IN = env_int("OAUTH_ACCESS_TOKEN_SECONDS", 3600, minimum=60)
 IDP_OIDC_PRIVATE_KEY = load_oidc_private_key()
-IDP_OIDC_RATE_LIMITS = {"client_registration": env_str("OAUTH_REGISTRATION_RATE", "30/m/ip")}
+IDP_OIDC_RATE_LIMITS = {
+    "client_registration": env_str("OAUTH_REGISTRATION_RATE", "30/m/ip"),
+    # Fetches of client ID metadata documents (a cached document costs nothing).
+    "cimd_fetch": env_str("OAUTH_CLIENT_METADATA_FETCH_RATE", "10/m/ip"),
+}
+# Client ID Metadata Documents (osfoundry/oauth_documents.py): a client ID that is an https URL
+# names a document describing the client, fetched from public addresses only, within a time and
+# a size (osfoundry/oauth_fetch.py). allauth's own support stays off: it checks no address.
+IDP_OIDC_CIMD_ENABLED = False
+OAUTH_CLIENT_METADATA_DOCUMENTS = env_bool("OAUTH_CLIENT_METADATA_DOCUMENTS", True)
+OAUTH_CLIENT_METADATA_FETCH_SECONDS = 5.0  # in all, DNS included
+OAUTH_CLIENT_METADATA_MAX_BYTES = 5 * 1024  # the draft recommends 5 kilobytes
+# For tests' own document servers only, so never read from the environment: documents served
+# from 127.0.0.1 or ::1. Every other address that is not public stays refused.
+OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK = False
 
 # Email (proposal batches, notifications/services.py): the console backend prints mail in the
 # embedded mode; with EMAIL_HOST set, SMTP is the default backend.

@@ -1,5 +1,6 @@
 """The consent page tells a person what the client cannot make up: where Connect sends the
-browser. The client's name is its own claim at open registration, and the page says so."""
+browser. The client's name is its own claim at open registration, and the page says so; a
+metadata document's is its host's, and the page names that host."""
 
 import pytest
 from allauth.idp.oidc.models import Client, Token
@@ -61,3 +62,23 @@ def test_a_callback_the_policy_cannot_name_adds_nothing_to_it(client, owner):
     policy = page["Content-Security-Policy"] + ";"
     assert "; form-action 'self';" in policy
     assert "cursor:" not in policy
+
+
+def test_consent_page_names_the_host_that_published_a_metadata_document(
+    client, owner, document_server
+):
+    # The name and the redirect URIs are whatever the document's host wrote: the page names it
+    # beside them (the draft, "OAuth Phishing Attacks").
+    url = document_server.serve_document("/client.json", client_name="Claude Code")
+    client.force_login(owner)
+
+    page = client.get(authorize_url(url, "http://localhost:49152/callback"))
+
+    assert page.status_code == 200
+    text = page_text(page)
+    host = f"127.0.0.1:{document_server.port}"
+    assert "An app that calls itself “Claude Code” asks to act for owner" in text
+    assert f"Its name and where it sends you are published by {host}." in text
+    assert "Connecting will send you to localhost:49152, a program on this computer." in text
+    assert f"osFoundry checked only that {host} publishes this one" in text
+    assert not Token.objects.exists()

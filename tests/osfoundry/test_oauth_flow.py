@@ -1,5 +1,6 @@
 """The whole OAuth flow an MCP client runs, with the official SDK's OAuth client provider:
-401 → protected-resource metadata → authorization-server metadata → dynamic registration →
+401 → protected-resource metadata → authorization-server metadata → dynamic registration (or a
+client ID metadata document, test_sdk_signs_in_with_a_client_id_metadata_document) →
 PKCE authorization (the consent page, driven here as the owner's browser) → token → the request
 again. On /api/v1/mcp the 401 answers `initialize`; on /api/v1/external-mcp the first `tools/call`.
 """
@@ -192,7 +193,65 @@ def test_discovery_documents_list_our_scopes_and_pkce(asgi_server):
         assert data["issuer"] == asgi_server.url
         assert {"osfoundry:read", "osfoundry:write"} <= set(data["scopes_supported"])
         assert data["code_challenge_methods_supported"] == ["S256"]
+        # MCP 2026-07-28: a client ID may be a metadata document's URL; registration stays.
+        assert data["client_id_metadata_document_supported"] is True
         assert data["registration_endpoint"].startswith(asgi_server.url)
+
+
+class Requests:
+    """An httpx request hook: every URL the client asked for."""
+
+    def __init__(self):
+        self.urls: list[str] = []
+
+    async def __call__(self, request) -> None:
+        self.urls.append(str(request.url))
+
+
+def test_sdk_signs_in_with_a_client_id_metadata_document(asgi_server, room, owner, document_server):
+    # The SDK uses the document's URL as its client ID because the metadata says the server
+    # takes one, and registers nothing. Its document lists http://localhost/callback, as Claude
+    # Code's does, and it listens on a port of its own.
+    document_url = document_server.serve_document("/oauth/client.json")
+    url = asgi_server.url + "/api/v1/mcp"
+    browser = Browser(logged_in_session(owner))
+    storage = MemoryStorage()
+    requests = Requests()
+
+    async def run():
+        auth = OAuthClientProvider(
+            server_url=url,
+            client_metadata=OAuthClientMetadata(
+                client_name="Test agent",
+                redirect_uris=["http://localhost:9/callback"],
+                grant_types=["authorization_code", "refresh_token"],
+                response_types=["code"],
+                token_endpoint_auth_method="none",
+            ),
+            storage=storage,
+            redirect_handler=browser.open,
+            callback_handler=browser.code,
+            client_metadata_url=document_url,
+        )
+        hooks = {"request": [requests]}
+        async with httpx2.AsyncClient(auth=auth, timeout=30, event_hooks=hooks) as http:
+            transport = streamable_http_client(url, http_client=http)
+            async with Client(transport, mode="legacy") as client:
+                return await client.call_tool("list_rooms", {})
+
+    result = asyncio.run(run())
+    assert not result.is_error
+    assert [r["room_id"] for r in result.structured_content["rooms"]] == [str(room.pk)]
+    assert storage.client_info.client_id == document_url
+    assert not [seen for seen in requests.urls if "/identity/o/api/clients" in seen]
+    assert document_server.hits["/oauth/client.json"] == 1
+    page = " ".join(unescape(re.sub(r"<[^>]+>", "", browser.consent_page)).split())
+    assert "An app that calls itself “Test agent” asks to act for owner" in page
+    host = f"127.0.0.1:{document_server.port}"
+    assert f"Its name and where it sends you are published by {host}." in page
+    assert "Connecting will send you to localhost:9, a program on this computer." in page
+    principal = authenticate_bearer(storage.tokens.access_token, resource=url)
+    assert principal.user == owner and principal.name == "Test agent via OAuth"
 
 
 def test_registration_is_open_and_grants_our_scopes(asgi_server):
