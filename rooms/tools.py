@@ -62,7 +62,7 @@ def list_room_apps(ctx: CallContext, args: RoomAppsArgs) -> dict:
 def read_room_app_status(ctx: CallContext, args: AppArgs) -> dict:
     user = ctx.principal.user
     app = access.get_app_for_user(user, args.room_id, args.instance_id, agent=True)
-    return app.as_dict()
+    return services.app_status(app)
 
 
 def list_room_repositories(ctx: CallContext, args: RoomArgs) -> dict:
