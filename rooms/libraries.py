@@ -165,6 +165,13 @@ def offered() -> list[tuple[str, str, list[str]]]:
     return sorted(rows, key=lambda row: row[2][0])
 
 
+def package_imports() -> list[str]:
+    """What an app imports each curated package as, Tailwind's runtime left out (an app asks
+    for it from CSS): the propose tool's description names these."""
+    tailwind = manifest()["files"][tailwind_file()]["package"]
+    return [imports[0] for name, _version, imports in offered() if name != tailwind]
+
+
 def available_text() -> str:
     """What an app may import, in words: the refusal of an import says it, as do the docs."""
     shown = []

@@ -13,7 +13,7 @@ from osfoundry.auth import READ, WRITE
 from osfoundry.dbthreads import run_sync
 from osfoundry.mcp.tooling import CallContext, Tool
 
-from . import access, events, known, repositories, revisions, services
+from . import access, events, known, libraries, repositories, revisions, services
 from .schemas import (
     AppArgs,
     NoArgs,
@@ -171,8 +171,8 @@ TOOLS = [
     Tool(
         name="list_rooms",
         description=(
-            "List the Rooms you can reach, with room_id. Local Rooms show available: false: "
-            "they are unavailable to cloud clients."
+            "The Rooms you can reach, with room_id. Local Rooms show available: false: "
+            "unavailable to cloud clients."
         ),
         arguments=NoArgs,
         scope=READ,
@@ -191,8 +191,8 @@ TOOLS = [
     Tool(
         name="list_room_apps",
         description=(
-            "List a Room's approved launcher apps in tab order with their build state. "
-            "Pending proposals and app data are not shown. Local Rooms are unavailable."
+            "A Room's approved launcher apps in tab order, with build state; no pending "
+            "proposals or app data. Local Rooms are unavailable."
         ),
         arguments=RoomAppsArgs,
         scope=READ,
@@ -227,8 +227,9 @@ TOOLS = [
         description=(
             "Prepare a Room snippet with source files. It appears in the cloud Room launcher "
             "only after its owner reviews and approves the full code in osFoundry. The Room "
-            "renders the default export of src/App.tsx; files import only each other (relative "
-            "paths) and react, react-dom, react-dom/client, react/jsx-runtime."
+            "renders src/App.tsx's default export; imports: relative paths, react, react-dom, "
+            + ", ".join(libraries.package_imports())
+            + '; for Tailwind, @import "tailwindcss" in a CSS file.'
         ),
         arguments=SnippetArgs,
         scope=WRITE,
@@ -249,9 +250,8 @@ TOOLS = [
     Tool(
         name="propose_room_app_update",
         description=(
-            "Propose new files for an approved snippet app (instance_id from list_room_apps); "
-            "name defaults to its current one. The owner reviews the diff; approval replaces "
-            "the app in place."
+            "New files for an approved snippet app (instance_id from list_room_apps; name "
+            "defaults to its own). The owner reviews the diff; approval replaces the app in place."
         ),
         arguments=UpdateArgs,
         scope=WRITE,
@@ -261,8 +261,8 @@ TOOLS = [
     Tool(
         name="revise_room_proposal",
         description=(
-            "Answer the owner's review: send a new revision of your proposal (all files). It "
-            "replaces the earlier one on the same card."
+            "Answer the owner's review with a new revision of your proposal (all files), on the "
+            "same card."
         ),
         arguments=ReviseArgs,
         scope=WRITE,
