@@ -1,6 +1,18 @@
 import { useMemo, useState } from "react";
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
 import { EXPENSES } from "./data";
+import "./styles.css";
 
 export default function App() {
   const [category, setCategory] = useState<"all" | "food" | "travel">("all");
@@ -20,20 +32,24 @@ export default function App() {
         <option value="food">Food</option>
         <option value="travel">Travel</option>
       </select>
-      <LineChart width={560} height={260} data={months} className="by-month">
-        <CartesianGrid strokeDasharray="3 3" />
-        <XAxis dataKey="month" />
-        <YAxis />
-        <Tooltip />
-        <Line type="monotone" dataKey="total" stroke="#2563eb" isAnimationActive={false} />
-      </LineChart>
-      <BarChart width={560} height={220} data={EXPENSES}>
-        <XAxis dataKey="month" />
-        <YAxis />
-        <Legend />
-        <Bar dataKey="food" fill="#16a34a" isAnimationActive={false} />
-        <Bar dataKey="travel" fill="#f59e0b" isAnimationActive={false} />
-      </BarChart>
+      <ResponsiveContainer width="100%" height={220}>
+        <LineChart data={months} className="by-month">
+          <CartesianGrid strokeDasharray="3 3" />
+          <XAxis dataKey="month" />
+          <YAxis width={48} />
+          <Tooltip />
+          <Line type="monotone" dataKey="total" stroke="#2563eb" isAnimationActive={false} />
+        </LineChart>
+      </ResponsiveContainer>
+      <ResponsiveContainer width="100%" height={180}>
+        <BarChart data={EXPENSES}>
+          <XAxis dataKey="month" />
+          <YAxis width={48} />
+          <Legend />
+          <Bar dataKey="food" fill="#16a34a" isAnimationActive={false} />
+          <Bar dataKey="travel" fill="#f59e0b" isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
     </main>
   );
 }
