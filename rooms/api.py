@@ -67,7 +67,7 @@ def list_room_repositories(request, room_id: str):
 def read_app_status(request, room_id: str, instance_id: str):
     principal = principal_with(request, READ)
     app = get_app_for_user(principal.user, room_id, instance_id, agent=True)
-    return app.as_dict()
+    return services.app_status(app)
 
 
 @router.post(

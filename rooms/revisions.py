@@ -250,7 +250,8 @@ def review_comments(chain: list[Proposal]) -> list[dict]:
 
 def read_proposal(user: AnyUser, proposal_id) -> dict:
     """A proposal's review for its proposer or its Room's owner: status, decision, every
-    comment of its line of work, its revisions. Never its files (the proposer sent them)."""
+    comment of its line of work, the packages its app brings, its revisions. Never its files
+    (the proposer sent them)."""
     proposal = get_proposal_for_user(user, proposal_id)
     chain = line_of_work(proposal)
     data = proposal.as_dict()
@@ -265,6 +266,7 @@ def read_proposal(user: AnyUser, proposal_id) -> dict:
         else None
     )
     data["comments"] = review_comments(chain)
+    data["packages"] = [package.as_dict() for package in services.app_packages(proposal)]
     data["revisions"] = [
         {"proposal_id": str(p.pk), "revision": p.iteration, "status": p.status} for p in chain
     ]

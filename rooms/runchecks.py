@@ -15,7 +15,7 @@ from django.core.cache import cache as django_cache
 from osfoundry.errors import Invalid, Unavailable
 from osfoundry.errors import Problem as ErrorProblem
 
-from . import jsengine, runnable
+from . import jsengine, libraries, runnable
 from .models import Proposal, RepositoryVersion
 from .runnable import ENTRY, Problem, RunCheck
 from .snippets import runnable_files, text_bytes
@@ -27,7 +27,8 @@ CARD_PROBLEMS = 3
 
 @cache
 def fingerprint() -> str:
-    return jsengine.fingerprint()
+    # A verdict depends on the compiler and on what the curated set has.
+    return f"{jsengine.fingerprint()}-{libraries.fingerprint()}"
 
 
 def check_snippet(files: dict[str, str]) -> RunCheck:
@@ -82,10 +83,17 @@ def refuse_unless_runnable(check: RunCheck) -> None:
 
 
 def proposal_check(proposal: Proposal) -> RunCheck:
-    if proposal.kind == Proposal.Kind.SNIPPET:
-        return runnable.check_app(proposal.files)
-    assert proposal.repository_version is not None  # a database constraint
-    return check_version(proposal.repository_version)
+    """The verdict on what a proposal runs, cached like a version's: its files never change."""
+    if proposal.kind == Proposal.Kind.REPO:
+        assert proposal.repository_version is not None  # a database constraint
+        return check_version(proposal.repository_version)
+    key = f"rooms:runcheck:{fingerprint()}:proposal:{proposal.pk}"
+    if proposal.pk and (cached := django_cache.get(key)) is not None:
+        return RunCheck.from_dict(cached)
+    check = runnable.check_app(proposal.files)
+    if proposal.pk and not check.is_transient:
+        django_cache.set(key, check.as_dict(), VERDICT_SECONDS)
+    return check
 
 
 def proposal_warnings(proposal: Proposal, check: RunCheck | None, files_warning: int) -> list[str]:

@@ -3,8 +3,10 @@
 The Room page's frame (static/rooms/frame-runtime.js) compiles every code file with Sucrase,
 then loads modules from the entry, src/App.tsx: each `require` (an import, after Sucrase) of a
 relative path resolves to one of the app's files, with the same extension and index-file
-search as here, and only the React modules below exist besides. It renders the entry's default
-export. These rules say, before anyone clicks, whether that will work: the facts come from the
+search as here, and only the React modules below and the curated libraries exist besides (the
+curated set is rooms/libraries.py, the manifest the frame's loader reads too). It renders the
+entry's default export. These rules say, before anyone clicks, whether that
+will work: the facts come from the
 frame's own compiler run on the server (rooms/jsengine.py, rooms/js/runnable.js) and the rules
 are applied here, once. tests/rooms/test_runnable_parity.py runs one corpus of apps through
 this check and through the frame in Chromium: they must agree on every app.
@@ -20,10 +22,11 @@ import re
 from collections import deque
 from dataclasses import dataclass, field
 
+from . import libraries
 from .jsengine import EngineOutOfMemory, EngineTimeout, engine
 
 ENTRY = "src/App.tsx"
-BUILTIN_MODULES = ("react", "react-dom", "react-dom/client", "react/jsx-runtime")
+BUILTIN_MODULES = libraries.REACT_MODULES
 CODE_SUFFIXES = (".tsx", ".ts", ".jsx", ".js", ".mjs")
 LOADABLE_SUFFIXES = CODE_SUFFIXES + (".json", ".css")
 # The order the frame tries when an import names no file exactly: `./x` is x.tsx, x.ts, ...
@@ -36,10 +39,6 @@ CHECK_SECONDS_PER_MB = 5.0
 # A check past its deadline runs once more with this many times the time before it is refused.
 SLOW_RETRY_FACTOR = 4
 
-NOT_AVAILABLE = (
-    "module {spec!r} is not available in Rooms; only react, react-dom, react-dom/client and "
-    "react/jsx-runtime exist — copy the code you need into the app"
-)
 NO_DEFAULT_EXPORT = (
     f"no default export; the Room renders {ENTRY}'s default export: add "
     "`export default function App() { ... }`"
@@ -73,6 +72,8 @@ class RunCheck:
     problems: list[Problem] = field(default_factory=list)
     loaded: list[str] = field(default_factory=list)  # the files the entry loads, itself included
     unused: list[str] = field(default_factory=list)  # files nothing loads
+    # The curated library files the frame loads for it, in its order (rooms/libraries.py).
+    libraries: list[str] = field(default_factory=list)
     is_transient: bool = False  # stopped by a deadline or the memory limit: may pass later
 
     @property
@@ -84,12 +85,18 @@ class RunCheck:
             "problems": [vars(problem) for problem in self.problems],
             "loaded": self.loaded,
             "unused": self.unused,
+            "libraries": self.libraries,
         }
 
     @classmethod
     def from_dict(cls, data: dict) -> "RunCheck":
         problems = [Problem(**problem) for problem in data["problems"]]
-        return cls(problems=problems, loaded=data["loaded"], unused=data["unused"])
+        return cls(
+            problems=problems,
+            loaded=data["loaded"],
+            unused=data["unused"],
+            libraries=data["libraries"],
+        )
 
 
 def check_app(files: dict[str, str]) -> RunCheck:
@@ -113,13 +120,18 @@ def check_app(files: dict[str, str]) -> RunCheck:
     problems = [compile_problem(path, facts[path]["compile"]) for path in compile_failures(facts)]
     if ENTRY not in files:  # the callers' own rules say so, each in its terms
         return RunCheck(problems=problems, unused=sorted(files))
-    loaded, load_problems = load_graph(files, facts)
+    loaded, load_problems, used = load_graph(files, facts)
     problems += load_problems
     entry = facts.get(ENTRY, {})
     if "requires" in entry and not entry["default_export"]:
         problems.append(Problem(ENTRY, 1, 1, NO_DEFAULT_EXPORT))
     unused = sorted(set(files) - set(loaded))
-    return RunCheck(problems=problems, loaded=loaded, unused=unused)
+    return RunCheck(
+        problems=problems,
+        loaded=loaded,
+        unused=unused,
+        libraries=libraries.with_requirements(used),
+    )
 
 
 def compile_failures(facts: dict) -> list[str]:
@@ -133,34 +145,42 @@ def compile_problem(path: str, error: dict) -> Problem:
     return Problem(path, error["line"], error["column"], f"{error['message']}; {fix}")
 
 
-def load_graph(files: dict[str, str], facts: dict) -> tuple[list[str], list[Problem]]:
-    """The files the frame loads from the entry, in order, and what fails on the way."""
+def load_graph(files: dict[str, str], facts: dict) -> tuple[list[str], list[Problem], set[str]]:
+    """The files the frame loads from the entry, in order, what fails on the way, and the
+    curated library files they import (Tailwind's for a CSS file that asks for it)."""
     loaded = [ENTRY]
     problems: list[Problem] = []
+    used: set[str] = set()
     queue = deque([ENTRY])
     while queue:
         path = queue.popleft()
+        if path.endswith(".css") and libraries.asks_for_tailwind(files[path]):
+            used.add(libraries.tailwind_file())
         found = facts.get(path, {})
         if "syntax" in found:
             problems.append(syntax_problem(path, files[path], found["syntax"], found["code"]))
         if "json" in found and found["json"] is not None:
             problems.append(json_problem(path, files[path], found["json"]))
         for spec, line, column in found.get("requires", ()):
+            if library := libraries.file_of(spec):
+                used.add(library)
+                continue
             target, why = resolve_import(files, path, spec)
             if why:
                 problems.append(Problem(path, line, column, why))
             elif target and target not in loaded:
                 loaded.append(target)
                 queue.append(target)
-    return loaded, problems
+    return loaded, problems, used
 
 
 def resolve_import(files: dict[str, str], from_path: str, spec: str) -> tuple[str | None, str]:
-    """(the file `spec` loads from `from_path`, or None for a React module; why it fails)."""
-    if spec in BUILTIN_MODULES:
+    """(the file `spec` loads from `from_path`, or None for a React module or a curated
+    library; why it fails)."""
+    if spec in BUILTIN_MODULES or libraries.file_of(spec):
         return None, ""
     if not spec.startswith((".", "/")):
-        return None, NOT_AVAILABLE.format(spec=spec)
+        return None, libraries.not_available(spec)
     base = join_path(from_path, spec)
     if base is None:
         return None, f"cannot import {spec!r}: it points above the app's root folder"

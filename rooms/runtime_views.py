@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET
 
 from osfoundry.errors import DomainError
 
-from . import access, snippets
+from . import access, libraries, snippets
 
 FRAME_SCRIPTS = (
     "vendor/sucrase/sucrase.js",
@@ -25,7 +25,8 @@ FRAME_SCRIPTS = (
 
 
 def frame_policy(script_urls: list[str]) -> str:
-    # Scripts: exactly the runtime's three files ('unsafe-eval' runs the compiled snippet).
+    # Scripts: exactly the runtime's three files and the curated library files, each by its
+    # path ('unsafe-eval' runs the compiled snippet).
     # No network at all, no forms, and the page is its own sandbox (opaque origin) even if
     # someone opens it outside our <iframe sandbox>.
     return "; ".join(
@@ -51,9 +52,12 @@ def app_frame(request):
     scripts = [static(name) for name in FRAME_SCRIPTS]
     # A CSP source with a path needs a scheme and host; static() may already be absolute (CDN).
     origin = request.build_absolute_uri("/")
-    # Rendered without the request: nothing about the session can reach the page.
-    response = HttpResponse(render_to_string("rooms/frame.html", {"scripts": scripts}))
-    response["Content-Security-Policy"] = frame_policy([urljoin(origin, url) for url in scripts])
+    allowed = scripts + [static(name) for name in libraries.script_paths()]
+    # Rendered without the request: nothing about the session can reach the page. The library
+    # manifest is a JSON data block, which no CSP treats as a script.
+    context = {"scripts": scripts, "libraries": libraries.frame_libraries(static)}
+    response = HttpResponse(render_to_string("rooms/frame.html", context))
+    response["Content-Security-Policy"] = frame_policy([urljoin(origin, url) for url in allowed])
     response["Cache-Control"] = "no-cache"
     return response
 

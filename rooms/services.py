@@ -14,14 +14,31 @@ from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound, refuse
 from osfoundry.idempotency import IdempotentRequest, canonical_hash, key_problems
 from osfoundry.text import text_problems
 
-from . import access, events, repositories, runchecks, tabs
+from . import access, events, libraries, repositories, runchecks, tabs
 from .access import get_room_for_user, parse_uuid
+from .libraries import Package
 from .models import LauncherApp, Proposal, ProposalKey, Room
 from .runnable import RunCheck
 from .snippets import name_problems, snippet_problems, text_bytes
 
 # A card with more files than this still works, but warns that the app belongs in a repository.
 CARD_FILES_WARNING = 20
+
+
+# ---------------------------------------------------------------------------------------------
+# What an app brings
+
+
+def app_packages(proposal: Proposal) -> list[Package]:
+    """The third-party packages the app of `proposal` brings: the curated libraries that the
+    files it runs import (Tailwind's runtime for a CSS file that asks for it), as the Room's
+    frame loads them. The card, read_room_app_status and read_room_proposal all list these."""
+    return libraries.packages_of(runchecks.proposal_check(proposal).libraries)
+
+
+def app_status(app: LauncherApp) -> dict:
+    """An app's safe launcher entry and build state, with the packages it brings."""
+    return {**app.as_dict(), "packages": [p.as_dict() for p in app_packages(app.proposal)]}
 
 
 # ---------------------------------------------------------------------------------------------

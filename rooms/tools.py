@@ -15,7 +15,7 @@ from osfoundry.auth import READ, WRITE
 from osfoundry.dbthreads import run_sync
 from osfoundry.mcp.tooling import CallContext, TaskState, TaskStore, Tool
 
-from . import access, events, known, repositories, revisions, services, tasks
+from . import access, events, known, libraries, repositories, revisions, services, tasks
 from .schemas import (
     AppArgs,
     NoArgs,
@@ -70,7 +70,7 @@ def list_room_apps(ctx: CallContext, args: RoomAppsArgs) -> dict:
 def read_room_app_status(ctx: CallContext, args: AppArgs) -> dict:
     user = ctx.principal.user
     app = access.get_app_for_user(user, args.room_id, args.instance_id, agent=True)
-    return app.as_dict()
+    return services.app_status(app)
 
 
 def list_room_repositories(ctx: CallContext, args: RoomArgs) -> dict:
@@ -198,8 +198,7 @@ TOOLS = [
     Tool(
         name="list_rooms",
         description=(
-            "List the Rooms you can reach (room_id). Local Rooms show available: false: "
-            "unavailable to cloud clients."
+            "The Rooms you can reach (room_id). Local Rooms are unavailable (available: false)."
         ),
         arguments=NoArgs,
         scope=READ,
@@ -240,9 +239,8 @@ TOOLS = [
     Tool(
         name="list_room_repositories",
         description=(
-            "The Room's project repositories: clone_url, latest versions (version_id for "
-            "propose_room_repo_app). git push (token as password) creates one and pins each "
-            "branch tip."
+            "The Room's project repositories: clone_url, latest versions (version_id). A git "
+            "push (token as password) creates one and pins each tip."
         ),
         arguments=RoomArgs,
         scope=READ,
@@ -254,8 +252,10 @@ TOOLS = [
         description=(
             "Prepare a Room snippet with source files. It appears in the cloud Room launcher "
             "only after its owner reviews and approves the full code in osFoundry. The Room "
-            "renders the default export of src/App.tsx; files import only each other (relative "
-            "paths) and react, react-dom, react-dom/client, react/jsx-runtime." + WAITING
+            "renders src/App.tsx's default export; imports: relative paths, react, react-dom, "
+            + ", ".join(libraries.package_imports())
+            + '; for Tailwind, @import "tailwindcss" in a CSS file.'
+            + WAITING
         ),
         arguments=SnippetArgs,
         scope=WRITE,
@@ -278,9 +278,8 @@ TOOLS = [
     Tool(
         name="propose_room_app_update",
         description=(
-            "New files for an approved snippet app (instance_id from list_room_apps); "
-            "name defaults to its current one. The owner reviews the diff; approval replaces "
-            "the app in place." + WAITING
+            "New files for an approved snippet app (instance_id from list_room_apps). The "
+            "owner reviews the diff; approval replaces the app in place." + WAITING
         ),
         arguments=UpdateArgs,
         scope=WRITE,
@@ -313,8 +312,8 @@ TOOLS = [
     Tool(
         name="poll_resource_events",
         description=(
-            "A Room's events (proposal.approved, app.updated...) after after_sequence, as soon "
-            "as one exists, or [] after timeout_s (default 30); then pass next_after_sequence. "
+            "A Room's events after after_sequence, as soon as one exists, or [] after "
+            "timeout_s (default 30); then pass next_after_sequence. "
             "Local Rooms are unavailable."
         ),
         arguments=PollArgs,

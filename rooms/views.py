@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from osfoundry.errors import DomainError, Invalid, NotFound
 from osfoundry.schemas import whole_number
 
-from . import access, approvals, cards, revisions, runchecks, services
+from . import access, approvals, cards, libraries, revisions, runchecks, services
 from .filetree import file_tree, tree_order
 from .highlight import file_anchor, file_views, highlight
 from .models import Proposal, Room
@@ -91,6 +91,11 @@ def card_context(request, proposal: Proposal) -> dict:
         context |= cards.repo_review_context(proposal)
     files = context["files"] = file_views(dict(cards.card_files(proposal)))
     context["tree"] = cards.sidebar(files)
+    # What third-party code comes in with the app, and for an update what that changes.
+    packages = context["packages"] = services.app_packages(proposal)
+    if proposal.is_update and proposal.app is not None:
+        before = services.app_packages(proposal.app.proposal)
+        context["package_changes"] = libraries.package_changes(before, packages)
     # The decision panel names the files a reader could misread.
     context["hidden_files"] = [f for f in files if f.reveal.hidden or f.reveal.refused]
     context["mixed_files"] = [f for f in files if f.reveal.words]

@@ -4,7 +4,7 @@
 //     frameUrl,            // URL of the frame page (same origin, own CSP, sandbox)
 //     files, entry,        // approved snippet: {path: text}, "src/App.tsx"
 //     storageKey,          // string = per-app storage in this browser; null = storage off
-//     onStatus(status),    // {type:"osf:mounted", compile_ms, mount_ms}
+//     onStatus(status),    // {type:"osf:mounted", compile_ms, load_ms, mount_ms}
 //   });                    // or {type:"osf:error", phase, message, file?}
 //   handle.stop();
 //
@@ -259,6 +259,7 @@
           status({
             type: "osf:mounted",
             compile_ms: Number(data.compile_ms) || 0,
+            load_ms: Number(data.load_ms) || 0,
             mount_ms: Number(data.mount_ms) || 0,
           });
           return;

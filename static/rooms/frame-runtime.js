@@ -2,12 +2,15 @@
 //
 // The frame page is served with `sandbox allow-scripts` (opaque "null" origin) and a
 // strict CSP, and loads, in order: vendor/sucrase/sucrase.js (window.Sucrase),
-// vendor/react/react.js (window.OsfReact) and this file. No inline script anywhere.
+// vendor/react/react.js (window.OsfReact) and this file. No inline script anywhere. The
+// curated libraries (static/vendor/libs/, listed in the page's #osf-libraries data block,
+// which the server builds from static/vendor/libraries.json) load only when the app imports
+// them: each registers its modules with OsfLibraries.define.
 //
 // Protocol (all messages via postMessage; the parent is the console page):
 //   frame -> parent  {type:"osf:ready"}
 //   parent -> frame  {type:"osf:run", files:{path:text}, entry:"src/App.tsx", storage:bool}
-//   frame -> parent  {type:"osf:mounted", compile_ms, mount_ms}
+//   frame -> parent  {type:"osf:mounted", compile_ms, load_ms, mount_ms}   (load: libraries)
 //   frame -> parent  {type:"osf:error", phase:"compile"|"module"|"runtime", message, file?}
 //   frame -> parent  {type:"osf:storage", id, op, key, value}
 //   parent -> frame  {type:"osf:storage-result", id, ok, value, error}
@@ -155,6 +158,120 @@
     };
   }
 
+  // {modules: {specifier: file}, files: {file: {src, requires}}, tailwind: {file, css}}
+  function readLibraries() {
+    var block = document.getElementById("osf-libraries");
+    try {
+      return JSON.parse(block.textContent);
+    } catch (e) {
+      return {modules: {}, files: {}, tailwind: {file: null, css: "(?!)"}};
+    }
+  }
+
+  var LIBRARIES = readLibraries();
+  var TAILWIND_CSS = new RegExp(LIBRARIES.tailwind.css);
+  var libraryModules = Object.create(null); // specifier -> function returning the module
+  var libraryCache = Object.create(null); // specifier -> the module, once required
+
+  function isLibrary(spec) {
+    return Object.prototype.hasOwnProperty.call(LIBRARIES.modules, spec);
+  }
+
+  // The registry the library bundles call into. A bundle may define only the specifiers the
+  // manifest gives its file; require hands every importer the same module, as CommonJS does.
+  window.OsfLibraries = Object.freeze({
+    define: function (file, modules) {
+      Object.keys(modules).forEach(function (spec) {
+        if (LIBRARIES.modules[spec] === file) libraryModules[spec] = modules[spec];
+      });
+    },
+    require: function (spec) {
+      if (spec in libraryCache) return libraryCache[spec];
+      if (!libraryModules[spec]) throw PhaseError("module", "module '" + spec + "' did not load");
+      return (libraryCache[spec] = libraryModules[spec]());
+    },
+  });
+
+  // require('...') calls of compiled code (the frame's Sucrase writes every import as one).
+  // This may find more than the code runs (a call in a comment): that only loads a library the
+  // app does not use. The server lists them exactly (rooms/js/runnable.js).
+  var REQUIRE_CALL = /(^|[^.\w$])require\s*\(\s*('(?:[^'\\\n\r]|\\[\s\S])*'|"(?:[^"\\\n\r]|\\[\s\S])*"|`[^`\\$]*`)\s*\)/g;
+
+  function requiredSpecs(code) {
+    var specs = [];
+    var match;
+    REQUIRE_CALL.lastIndex = 0;
+    while ((match = REQUIRE_CALL.exec(code))) {
+      var raw = match[2];
+      // The pattern admits one string literal and nothing else: evaluating it runs no code.
+      specs.push(raw.indexOf("\\") < 0 ? raw.slice(1, -1) : String((0, eval)(raw)));
+    }
+    return specs;
+  }
+
+  // The library files the app loads, dependencies first: those imported by the files the
+  // entry loads (directly or through others), and Tailwind if one of its CSS files asks.
+  function librariesFor(files, compiled, entry) {
+    var wanted = [];
+    var seen = Object.create(null);
+    var queue = [entry];
+    function want(file) {
+      if (wanted.indexOf(file) >= 0) return;
+      (LIBRARIES.files[file].requires || []).forEach(want);
+      wanted.push(file);
+    }
+    while (queue.length) {
+      var path = queue.shift();
+      if (seen[path]) continue;
+      seen[path] = true;
+      if (/\.css$/.test(path)) {
+        if (asksForTailwind(files[path])) want(LIBRARIES.tailwind.file);
+        continue;
+      }
+      if (!compiled[path]) continue;
+      requiredSpecs(compiled[path]).forEach(function (spec) {
+        if (isLibrary(spec)) want(LIBRARIES.modules[spec]);
+        else if (spec.charAt(0) === "." || spec.charAt(0) === "/") {
+          var target = resolveFile(files, joinPath(path, spec));
+          if (target !== null) queue.push(target);
+        }
+      });
+    }
+    return wanted;
+  }
+
+  function asksForTailwind(css) {
+    return typeof css === "string" && TAILWIND_CSS.test(css);
+  }
+
+  // A CSS file that asks for Tailwind is Tailwind's input (@apply, @theme and plain CSS work
+  // in it), compiled by @tailwindcss/browser: v3's @tailwind directives become v4's import.
+  function tailwindSource(css) {
+    var v4 = /@import\s+(?:url\(\s*)?["']tailwindcss["']/.test(css);
+    var text = css.replace(/@tailwind\s+(?:base|components|utilities|variants|screens)\b\s*;?/g, "");
+    return v4 ? text : '@import "tailwindcss";\n' + text;
+  }
+
+  // Adds the library scripts in order (async=false runs them in insertion order); resolves
+  // once all ran, or rejects naming the first that did not load.
+  function loadLibraries(names) {
+    return Promise.all(
+      names.map(function (name) {
+        return new Promise(function (resolve, reject) {
+          var script = document.createElement("script");
+          script.src = LIBRARIES.files[name].src;
+          script.crossOrigin = "anonymous"; // see MUTED_HINT
+          script.async = false;
+          script.onload = resolve;
+          script.onerror = function () {
+            reject(PhaseError("module", "the library file " + name + " did not load"));
+          };
+          document.head.appendChild(script);
+        });
+      })
+    );
+  }
+
   // Joins a relative specifier onto the importing file's folder ("src/a/b.tsx" +
   // "../c" -> "src/c"). Returns null when it climbs above the root.
   function joinPath(fromPath, spec) {
@@ -200,6 +317,10 @@
       if (/\.css$/.test(path)) {
         var style = document.createElement("style");
         style.setAttribute("data-file", path);
+        if (asksForTailwind(source)) {
+          style.type = "text/tailwindcss"; // not applied as it is: Tailwind's runtime reads it
+          source = tailwindSource(source);
+        }
         style.textContent = source; // allowed by style-src 'unsafe-inline'
         document.head.appendChild(style);
       } else if (/\.json$/.test(path)) {
@@ -226,6 +347,7 @@
       return function require(spec) {
         spec = String(spec);
         if (Object.prototype.hasOwnProperty.call(known, spec)) return known[spec];
+        if (isLibrary(spec)) return window.OsfLibraries.require(spec);
         if (spec.charAt(0) === "." || spec.charAt(0) === "/") {
           var target = resolveFile(files, joinPath(fromPath, spec));
           if (target === null) {
@@ -233,7 +355,7 @@
           }
           return load(target);
         }
-        // Bare specifier: only the vendored packages exist in here.
+        // Bare specifier: only React and the curated libraries exist in here.
         throw PhaseError("module", "module '" + spec + "' is not available", fromPath);
       };
     }
@@ -352,7 +474,19 @@
       return;
     }
 
-    // Evaluate modules, starting at the entry.
+    // Load the libraries the app imports, then evaluate modules, starting at the entry.
+    var t0Load = now();
+    loadLibraries(librariesFor(files, compiled, entry)).then(
+      function () {
+        evaluate(files, compiled, entry, {compile_ms: compileMs, load_ms: Math.round((now() - t0Load) * 10) / 10});
+      },
+      function (err) {
+        reportError("module", err.message);
+      }
+    );
+  }
+
+  function evaluate(files, compiled, entry, times) {
     var t1 = now();
     var App;
     try {
@@ -368,10 +502,10 @@
       return;
     }
 
-    mount(App, compileMs, t1);
+    mount(App, times, t1);
   }
 
-  function mount(App, compileMs, t1) {
+  function mount(App, times, t1) {
     var React = window.OsfReact.react;
     var h = React.createElement;
     var failed = false;
@@ -417,7 +551,12 @@
       return;
     }
     if (!failed) {
-      post({type: "osf:mounted", compile_ms: compileMs, mount_ms: Math.round((now() - t1) * 10) / 10});
+      post({
+        type: "osf:mounted",
+        compile_ms: times.compile_ms,
+        load_ms: times.load_ms,
+        mount_ms: Math.round((now() - t1) * 10) / 10,
+      });
     }
   }
 

@@ -72,16 +72,17 @@ RUNS = [
     ),
     Case(
         "an unused import of a missing package in TSX vanishes too",
-        {"src/App.tsx": app("<p>ok</p>", "import _ from 'lodash';\n")},
+        {"src/App.tsx": app("<p>ok</p>", "import pad from 'left-pad';\n")},
     ),
     Case(
         "require and import in strings, comments and templates are only text",
         {
             "src/App.tsx": app(
                 "<p>{s}{t}</p>",
-                "// import _ from 'lodash'; require('lodash')\n"
-                "const s = \"require('lodash')\";\nconst t = `import('left-pad')`;\n"
-                "/* require('x') */ const o = {require: (x: string) => x};\no.require('lodash');\n",
+                "// import pad from 'left-pad'; require('left-pad')\n"
+                "const s = \"require('left-pad')\";\nconst t = `import('left-pad')`;\n"
+                "/* require('x') */ const o = {require: (x: string) => x};\n"
+                "o.require('left-pad');\n",
             ),
         },
     ),
@@ -171,6 +172,121 @@ RUNS = [
     ),
 ]
 
+# Apps that use the curated libraries (rooms/libraries.py), written as agents write them.
+LIBRARY_RUNS = [
+    Case(
+        "recharts, lucide-react and clsx in one app",
+        {
+            "src/App.tsx": app(
+                "<div className={clsx('chart', {wide: true})}><Sun size={16} />"
+                "<LineChart width={200} height={100} data={[{x: 1}, {x: 3}]}>"
+                "<Line dataKey='x' isAnimationActive={false} /></LineChart></div>",
+                "import {Line, LineChart} from 'recharts';\nimport {Sun} from 'lucide-react';\n"
+                "import clsx from 'clsx';\n",
+            )
+        },
+    ),
+    Case(
+        "lodash, as a whole and by its per-function paths",
+        {
+            "src/App.tsx": app(
+                "<p>{_.chunk([1, 2, 3], 2).length} {typeof debounce} {uniq([1, 1]).length}</p>",
+                "import _ from 'lodash';\nimport debounce from 'lodash/debounce';\n"
+                "import uniq from 'lodash/uniq';\n",
+            )
+        },
+    ),
+    Case(
+        "date-fns functions, a function path and a locale",
+        {
+            "src/App.tsx": app(
+                "<p>{format(addDays(new Date(2026, 0, 1), 1), 'PPPP', {locale: de})} "
+                "{isWeekend(new Date(2026, 0, 3)) ? 'weekend' : ''}</p>",
+                "import {addDays, format} from 'date-fns';\n"
+                "import isWeekend from 'date-fns/isWeekend';\n"
+                "import {de} from 'date-fns/locale';\n",
+            )
+        },
+    ),
+    Case(
+        "chart.js/auto with react-chartjs-2",
+        {
+            "src/App.tsx": app(
+                "<Doughnut data={{labels: ['a', 'b'], datasets: [{data: [1, 2]}]}} />",
+                "import 'chart.js/auto';\nimport {Doughnut} from 'react-chartjs-2';\n",
+            )
+        },
+    ),
+    Case(
+        "zustand with its middleware",
+        {
+            "src/App.tsx": (
+                "import {create} from 'zustand';\nimport {devtools, subscribeWithSelector} from "
+                "'zustand/middleware';\n"
+                "const useStore = create<{n: number}>()(devtools(subscribeWithSelector(() => "
+                "({n: 1}))));\n" + app("<p>{useStore((s) => s.n)}</p>")
+            )
+        },
+    ),
+    Case(
+        "d3, three, uuid, mathjs, papaparse and framer-motion, each used",
+        {
+            "src/App.tsx": app(
+                "<motion.p animate={{opacity: 1}}>{d3.sum([1, 2])} {new THREE.Vector3(1, 2, 2)"
+                ".length()} {validate(v4()) ? 'id' : ''} {evaluate('2 + 3')} "
+                "{Papa.parse('a,b').data.length} {typeof OrbitControls}</motion.p>",
+                "import * as d3 from 'd3';\nimport * as THREE from 'three';\n"
+                "import {OrbitControls} from 'three/examples/jsm/controls/OrbitControls.js';\n"
+                "import {v4, validate} from 'uuid';\nimport {evaluate} from 'mathjs';\n"
+                "import Papa from 'papaparse';\nimport {motion} from 'framer-motion';\n",
+            )
+        },
+    ),
+    Case(
+        "a curated library imported only by an imported file, and one written with require()",
+        {
+            "src/App.tsx": app("<p>{rows}</p>", "import {rows} from './csv';\n"),
+            "src/csv.ts": "const Papa = require('papaparse');\n"
+            "import {sum} from 'd3';\n"
+            "export const rows = sum([Papa.parse('a\\nb').data.length]);\n",
+        },
+    ),
+    Case(
+        "a dynamic import of a curated library",
+        {
+            "src/App.tsx": app(
+                "<p>{text}</p>",
+                "import {useEffect, useState} from 'react';\n"
+                "function useLazy() {\n  const [text, setText] = useState('');\n"
+                "  useEffect(() => {\n"
+                "    import('clsx').then((m) => setText(m.default('a', 'b')));\n  }, []);\n"
+                "  return text;\n}\n",
+            ).replace("return <p>{text}</p>", "const text = useLazy();\n  return <p>{text}</p>"),
+        },
+    ),
+    Case(
+        "a CSS file that asks for Tailwind, with @theme and @apply",
+        {
+            "src/App.tsx": app(
+                "<p className='btn p-4 text-brand'>x</p>", "import './index.css';\n"
+            ),
+            "src/index.css": '@import "tailwindcss";\n@theme { --color-brand: #7c3aed; }\n'
+            ".btn { @apply rounded bg-blue-600; }\n",
+        },
+    ),
+    Case(
+        "Tailwind 3's directives, and tailwindcss imported in code",
+        {
+            "src/App.tsx": app(
+                "<p className='p-4'>x</p>", "import 'tailwindcss';\nimport './index.css';\n"
+            ),
+            "src/index.css": "@tailwind base;\n@tailwind components;\n@tailwind utilities;\n",
+        },
+    ),
+]
+
+RUNS += LIBRARY_RUNS
+
 FAILS = [
     Case(
         "a syntax error",
@@ -187,8 +303,53 @@ FAILS = [
     ),
     Case(
         "an unknown package",
-        {"src/App.tsx": app("<p>{chunk([1], 1).length}</p>", "import {chunk} from 'lodash';\n")},
-        "src/App.tsx:1:21: module 'lodash' is not available in Rooms",
+        {"src/App.tsx": app("<p>{leftPad('1', 3)}</p>", "import leftPad from 'left-pad';\n")},
+        "src/App.tsx:1:21: module 'left-pad' is not available in Rooms; an app imports its own "
+        "files (relative paths), react, react-dom, react-dom/client, react/jsx-runtime and the "
+        "curated packages chart.js (chart.js/auto",
+    ),
+    Case(
+        "a subpath of a curated package that the curated set does not have",
+        {"src/App.tsx": app("<p>{typeof fp.map}</p>", "import fp from 'lodash/fp';\n")},
+        "src/App.tsx:1:16: module 'lodash/fp' is not available in Rooms: of lodash 4.18.1 an app "
+        "may import lodash, lodash/<function>",
+    ),
+    Case(
+        "a per-function path with an extension",
+        {"src/App.tsx": app("<p>{typeof d}</p>", "import d from 'lodash/debounce.js';\n")},
+        "module 'lodash/debounce.js' is not available in Rooms: of lodash",
+    ),
+    Case(
+        "a deep import of a curated package's own files",
+        {"src/App.tsx": app("<p>{typeof Line}</p>", "import {Line} from 'recharts/lib/index';\n")},
+        "module 'recharts/lib/index' is not available in Rooms: of recharts 3.11.3 an app may "
+        "import recharts",
+    ),
+    Case(
+        "date-fns's fp paths are not in the curated set",
+        {
+            "src/App.tsx": app(
+                "<p>{typeof format}</p>", "import format from 'date-fns/fp/format';\n"
+            )
+        },
+        "module 'date-fns/fp/format' is not available in Rooms: of date-fns 4.4.0",
+    ),
+    Case(
+        "a three addon other than OrbitControls",
+        {
+            "src/App.tsx": app(
+                "<p>{typeof T}</p>",
+                "import {TrackballControls as T} from "
+                "'three/addons/controls/TrackballControls.js';\n",
+            )
+        },
+        "of three 0.187.0 an app may import three, three/addons/controls/OrbitControls.js",
+    ),
+    Case(
+        "Tailwind 2's stylesheet import in code",
+        {"src/App.tsx": app("<p className='p-4'>x</p>", "import 'tailwindcss/tailwind.css';\n")},
+        "module 'tailwindcss/tailwind.css' is not available in Rooms: of @tailwindcss/browser "
+        "4.3.5 an app may import tailwindcss",
     ),
     Case(
         "react-dom/server does not exist",
@@ -312,6 +473,15 @@ FAILS = [
         "src/App.tsx:1:22: module 'left-pad' is not available",
     ),
     Case(
+        "an unknown package imported by a file that imports a curated one",
+        {
+            "src/App.tsx": app("<p>{label}</p>", "import {label} from './label';\n"),
+            "src/label.ts": "import clsx from 'clsx';\nimport pad from 'left-pad';\n"
+            "export const label = clsx('a', pad('b', 2));\n",
+        },
+        "src/label.ts:2:17: module 'left-pad' is not available",
+    ),
+    Case(
         "a dynamic import of a package that runs on mount",
         {
             "src/App.tsx": app(
@@ -319,10 +489,11 @@ FAILS = [
                 "import {useEffect} from 'react';\n",
             ).replace(
                 "return <p>lazy</p>",
-                "useEffect(() => { import('lodash').then(() => {}); }, []);\n  return <p>lazy</p>",
+                "useEffect(() => { import('left-pad').then(() => {}); }, []);\n"
+                "  return <p>lazy</p>",
             ),
         },
-        "module 'lodash' is not available",
+        "module 'left-pad' is not available",
     ),
 ]
 

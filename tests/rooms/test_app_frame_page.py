@@ -1,6 +1,11 @@
 """The sandboxed frame page: static, its own strict CSP, frameable by our own pages only."""
 
+import json
+import re
+
 from django.urls import reverse
+
+from rooms import libraries
 
 FRAME_SCRIPTS = (
     "/static/vendor/sucrase/sucrase.js",
@@ -14,12 +19,21 @@ def policy(response) -> dict[str, str]:
     return {d.split(" ", 1)[0]: d.split(" ", 1)[1] if " " in d else "" for d in directives}
 
 
-def test_frame_page_has_its_own_csp_narrowed_to_the_runtime_scripts(client):
+def library_paths() -> list[str]:
+    manifest = json.loads(libraries.MANIFEST.read_text())
+    return [f"/static/vendor/{file['path']}" for file in manifest["files"].values()]
+
+
+def test_frame_page_has_its_own_csp_narrowed_to_the_runtime_and_library_scripts(client):
     response = client.get(reverse("rooms:app_frame"))
     assert response.status_code == 200
     csp = policy(response)
     sources = csp["script-src"].split()
-    assert sources == [f"http://testserver{path}" for path in FRAME_SCRIPTS] + ["'unsafe-eval'"]
+    # Each file by its path, never a folder: nothing else under static/ may run in the frame.
+    scripts = [*FRAME_SCRIPTS, *library_paths()]
+    assert sources == [f"http://testserver{path}" for path in scripts] + ["'unsafe-eval'"]
+    assert "/static/vendor/libs/recharts/recharts.js" in library_paths()
+    assert not [source for source in sources if source.endswith("/")]
     assert csp["default-src"] == "'none'"
     assert csp["connect-src"] == "'none'"
     assert csp["form-action"] == "'none'"
@@ -41,7 +55,15 @@ def test_frame_page_loads_only_the_runtime_scripts_with_cors(client):
     html = client.get(reverse("rooms:app_frame")).content.decode()
     for path in FRAME_SCRIPTS:
         assert f'<script src="{path}" crossorigin="anonymous"></script>' in html
-    assert html.count("<script") == len(FRAME_SCRIPTS)  # no inline script
+    # No inline script: besides them, only the library manifest, as a JSON data block.
+    assert html.count("<script") == len(FRAME_SCRIPTS) + 1
+    block = re.search(r'<script id="osf-libraries" type="application/json">(.*?)</script>', html)
+    embedded = json.loads(block.group(1))
+    assert embedded["modules"]["lodash/debounce"] == "lodash"
+    assert embedded["files"]["react-chartjs-2"] == {
+        "src": "/static/vendor/libs/react-chartjs-2/react-chartjs-2.js",
+        "requires": ["chartjs"],
+    }
 
 
 def test_frame_page_is_the_same_for_everyone_and_sets_no_cookie(client, owner):
@@ -57,7 +79,7 @@ def test_frame_page_is_the_same_for_everyone_and_sets_no_cookie(client, owner):
 def test_runtime_static_files_allow_cors_for_the_opaque_frame(client):
     # The sandboxed frame has origin "null": its crossorigin script loads need this header,
     # also when static files are served by the finders (STATIC_MANIFEST=0, as in tests).
-    for path in FRAME_SCRIPTS:
+    for path in [*FRAME_SCRIPTS, *library_paths()]:
         response = client.get(path, HTTP_ORIGIN="null")
         assert response.status_code == 200, path
         assert response["Access-Control-Allow-Origin"] == "*", path

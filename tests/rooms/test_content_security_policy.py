@@ -17,6 +17,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
+from rooms import libraries
 from rooms.models import Room
 from rooms.runtime_views import FRAME_SCRIPTS, frame_policy
 from tests.rooms.runtime_support import (
@@ -74,7 +75,8 @@ def test_signed_in_pages_send_the_strict_policy(client, owner, room):
 
 def test_the_app_frame_keeps_exactly_its_own_policy(client):
     response = client.get("/rooms/frame/")
-    scripts = [f"http://testserver/static/{name}" for name in FRAME_SCRIPTS]
+    names = [*FRAME_SCRIPTS, *libraries.script_paths()]  # the runtime's, and each library's
+    scripts = [f"http://testserver/static/{name}" for name in names]
     assert response.headers["Content-Security-Policy"] == frame_policy(scripts)
     assert "sandbox allow-scripts" in response.headers["Content-Security-Policy"]
 

@@ -8,7 +8,7 @@ import pytest
 from rooms.models import GitRef, Repository, RepositoryVersion
 from tests.rooms.gitclient import clone_url, git, write_files
 
-LODASH = 'import lodash from "lodash";\nexport default () => <p>{lodash.VERSION}</p>;\n'
+LEFT_PAD = 'import leftPad from "left-pad";\nexport default () => <p>{leftPad("1", 2)}</p>;\n'
 
 
 @pytest.fixture
@@ -40,13 +40,13 @@ def test_a_commit_pushed_to_another_branch_is_reported_from_its_stored_verdict(p
 
 
 def test_an_app_that_cannot_run_is_told_so_again_on_another_branch(pushed, files):
-    first = pushed("main", files | {"src/App.tsx": LODASH})
+    first = pushed("main", files | {"src/App.tsx": LEFT_PAD})
     again = pushed("main:feature")
     version = RepositoryVersion.objects.get()
     assert version.is_runnable is False
     for output in (first, again):
         assert f"({version.short_hash}): cannot run in the Room:" in output
-        assert "remote:   src/App.tsx:1:20: module 'lodash' is not available" in output
+        assert "remote:   src/App.tsx:1:21: module 'left-pad' is not available" in output
 
 
 def test_deleting_a_branch_keeps_its_pinned_versions(pushed, files):

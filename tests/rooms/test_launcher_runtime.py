@@ -66,12 +66,12 @@ def test_syntax_error_is_shown_in_the_frame_and_reported_on_the_page(
 def test_unknown_package_is_refused_with_a_clear_message(
     page, context, live_server_url, room, owner, agent
 ):
-    app = approved_unchecked_app(room, agent, snippet_files("lodash"), name="Lodash")
+    app = approved_unchecked_app(room, agent, snippet_files("unknown-package"), name="Left pad")
     log_in(context, live_server_url, owner)
     frame = open_tab(page, live_server_url, app)
     wait_state(page, "error")
-    expect(frame.locator("#osf-error")).to_contain_text("module 'lodash' is not available")
-    assert status_lines(page) == ["Module error in src/App.tsx: module 'lodash' is not available"]
+    expect(frame.locator("#osf-error")).to_contain_text("module 'left-pad' is not available")
+    assert status_lines(page) == ["Module error in src/App.tsx: module 'left-pad' is not available"]
 
 
 def test_relative_imports_json_css_and_react_dom_resolve(

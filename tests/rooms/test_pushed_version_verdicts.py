@@ -12,8 +12,8 @@ from rooms.runnable import Problem, RunCheck
 from rooms.services import propose_repo_version
 from tests.rooms.gitclient import clone_url, git, wait_for_verdict, write_files
 
-LODASH = 'import lodash from "lodash";\nexport default () => <p>{lodash.VERSION}</p>;\n'
-NOT_AVAILABLE = "src/App.tsx:1:20: module 'lodash' is not available"
+LEFT_PAD = 'import leftPad from "left-pad";\nexport default () => <p>{leftPad("1", 2)}</p>;\n'
+NOT_AVAILABLE = "src/App.tsx:1:21: module 'left-pad' is not available"
 
 
 def unchecked(project, files, commit):
@@ -43,7 +43,7 @@ def push_twice(server, project, agent, token, tmp_path, files) -> list[str]:
     git(work, "init", "-q", "-b", "main", home=home)
     url = clone_url(server.url, project.name, "timer", token)
     pushes = []
-    for message, app in (("runs", files), ("needs lodash", files | {"src/App.tsx": LODASH})):
+    for message, app in (("runs", files), ("needs left-pad", files | {"src/App.tsx": LEFT_PAD})):
         write_files(work, app)
         git(work, "add", "-A", home=home)
         git(work, "commit", "-q", "-m", message, home=home)
@@ -112,7 +112,7 @@ def test_a_push_breaking_a_character_rule_is_told_so_at_once_and_on_every_branch
 
 def test_listing_checks_a_version_not_checked_yet_and_stores_its_verdict(room, agent, files):
     good = unchecked(room.project, files, "a" * 40)
-    bad = unchecked(room.project, {"src/App.tsx": LODASH}, "b" * 40)
+    bad = unchecked(room.project, {"src/App.tsx": LEFT_PAD}, "b" * 40)
     (listed,) = list_room_repositories(agent, str(room.pk), origin="http://testserver")
     runnable = {item["version_id"]: item["runnable"] for item in listed["latest_versions"]}
     assert runnable == {str(good.pk): True, str(bad.pk): False}
@@ -132,7 +132,7 @@ def test_a_check_cut_short_is_never_reported_runnable_nor_stored(room, agent, fi
 
 
 def test_proposing_a_version_not_checked_yet_refuses_it_when_it_cannot_run(room, agent):
-    version = unchecked(room.project, {"src/App.tsx": LODASH, "README.md": "# App\n"}, "c" * 40)
+    version = unchecked(room.project, {"src/App.tsx": LEFT_PAD, "README.md": "# App\n"}, "c" * 40)
     with pytest.raises(Invalid) as refused:
         propose(room, agent, version)
     assert refused.value.code == "not_runnable"

@@ -51,7 +51,7 @@ def test_an_update_identical_to_the_current_revision_is_refused(app, agent, file
 
 def test_an_update_obeys_the_snippet_rules_and_the_run_check(app, agent, files):
     with pytest.raises(Invalid) as caught:
-        update(app, agent, {**files, "src/App.tsx": 'import _ from "lodash";\n'})
+        update(app, agent, {**files, "src/App.tsx": 'import pad from "left-pad";\n'})
     assert caught.value.code == "not_runnable"
     with pytest.raises(Invalid) as caught:
         update(app, agent, {"../evil.ts": "x"})

@@ -13,12 +13,20 @@ from rooms.services import propose_repo_version
 from tests.mcpclient import call_tool, rpc
 from tests.rooms.helpers import APP, stored_unchecked
 
-LODASH = 'import lodash from "lodash";\nexport default () => <p>{lodash.VERSION}</p>;\n'
+LEFT_PAD = 'import leftPad from "left-pad";\nexport default () => <p>{leftPad("1", 2)}</p>;\n'
 REFUSAL = {
     "code": "not_runnable",
+    # Word for word: what is available, so the agent can fix the import in one retry.
     "message": (
-        "src/App.tsx:1:20: module 'lodash' is not available in Rooms; only react, react-dom, "
-        "react-dom/client and react/jsx-runtime exist — copy the code you need into the app"
+        "src/App.tsx:1:21: module 'left-pad' is not available in Rooms; an app imports its own "
+        "files (relative paths), react, react-dom, react-dom/client, react/jsx-runtime and the "
+        "curated packages chart.js (chart.js/auto, chart.js/helpers), clsx, d3, date-fns "
+        "(date-fns/<function>, date-fns/locale, date-fns/locale/<code>), framer-motion, lodash "
+        "(lodash/<function>), lucide-react, mathjs, papaparse, react-chartjs-2, recharts, "
+        "tailwindcss, three (three/addons/controls/OrbitControls.js, "
+        "three/examples/jsm/controls/OrbitControls.js), uuid, zustand (zustand/middleware, "
+        "zustand/react/shallow, zustand/shallow, zustand/vanilla, zustand/vanilla/shallow); copy "
+        "any other code you need into the app"
     ),
     "field": "files.src/App.tsx",
 }
@@ -53,7 +61,7 @@ def test_an_app_that_cannot_run_is_refused_exactly_over_mcp(
         asgi_server.mcp_url,
         token_factory(agent),
         "propose_room_snippet_app",
-        snippet_arguments(room, {"src/App.tsx": LODASH}),
+        snippet_arguments(room, {"src/App.tsx": LEFT_PAD}),
     )
     assert result.is_error
     assert result.structured_content == {"error": REFUSAL}
@@ -109,7 +117,7 @@ def test_review_url_is_on_the_public_origin_when_one_is_set(
 
 
 def test_an_app_that_cannot_run_is_refused_exactly_over_rest(client, room, agent, token_factory):
-    response = rest_propose(client, room, token_factory(agent), {"src/App.tsx": LODASH})
+    response = rest_propose(client, room, token_factory(agent), {"src/App.tsx": LEFT_PAD})
     assert response.status_code == 400
     assert response.json() == {"error": REFUSAL}
     assert not Proposal.objects.exists()
@@ -210,11 +218,11 @@ def test_the_repo_card_shows_the_first_problems_of_a_version_that_cannot_run(
     # Refused when proposed now; a card stored before the check still tells the owner.
     broken = {f"src/B{n}.tsx": "export const = 1;\n" for n in range(4)}
     version = RepositoryVersion.objects.create(
-        repository=repository, commit_hash="9" * 40, files={"src/App.tsx": LODASH, **broken}
+        repository=repository, commit_hash="9" * 40, files={"src/App.tsx": LEFT_PAD, **broken}
     )
     html = repo_card(client, owner, stored_unchecked(room, agent, version=version))
     assert "<strong>Cannot run in the Room</strong>" in html
     assert "<li><code>src/B0.tsx:1:14: Unexpected token; fix the syntax</code></li>" in html
     assert "src/B2.tsx:1:14" in html and "src/B3.tsx:1:14" not in html
-    assert "and 2 more." in html  # B3 and lodash
+    assert "and 2 more." in html  # B3 and left-pad
     assert "Runs in the Room" not in html

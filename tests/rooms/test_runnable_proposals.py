@@ -9,7 +9,7 @@ from rooms.models import Proposal, ProposalKey, Repository, RepositoryVersion, R
 from rooms.services import CARD_FILES_WARNING, propose_repo_version, propose_snippet
 from tests.rooms.helpers import APP
 
-LODASH = 'import lodash from "lodash";\nexport default () => <p>{lodash.VERSION}</p>;\n'
+LEFT_PAD = 'import leftPad from "left-pad";\nexport default () => <p>{leftPad("1", 2)}</p>;\n'
 
 
 def propose(room, agent, files, key="run-key-0001"):
@@ -42,12 +42,20 @@ def assert_nothing_stored():
 
 def test_an_unknown_package_is_refused_with_its_position_and_the_fix(room, agent):
     with pytest.raises(Invalid) as refused:
-        propose(room, agent, {"src/App.tsx": LODASH})
+        propose(room, agent, {"src/App.tsx": LEFT_PAD})
     assert refused.value.code == "not_runnable"
     assert refused.value.field == "files.src/App.tsx"
+    # Word for word: the package, and what is available instead.
     assert refused.value.message == (
-        "src/App.tsx:1:20: module 'lodash' is not available in Rooms; only react, react-dom, "
-        "react-dom/client and react/jsx-runtime exist — copy the code you need into the app"
+        "src/App.tsx:1:21: module 'left-pad' is not available in Rooms; an app imports its own "
+        "files (relative paths), react, react-dom, react-dom/client, react/jsx-runtime and the "
+        "curated packages chart.js (chart.js/auto, chart.js/helpers), clsx, d3, date-fns "
+        "(date-fns/<function>, date-fns/locale, date-fns/locale/<code>), framer-motion, lodash "
+        "(lodash/<function>), lucide-react, mathjs, papaparse, react-chartjs-2, recharts, "
+        "tailwindcss, three (three/addons/controls/OrbitControls.js, "
+        "three/examples/jsm/controls/OrbitControls.js), uuid, zustand (zustand/middleware, "
+        "zustand/react/shallow, zustand/shallow, zustand/vanilla, zustand/vanilla/shallow); copy "
+        "any other code you need into the app"
     )
     assert_nothing_stored()
 
@@ -74,11 +82,11 @@ def test_every_problem_is_reported_at_once(room, agent):
 
 def test_the_snippet_rules_and_the_runtime_report_together(room, agent):
     with pytest.raises(Invalid) as refused:
-        propose(room, agent, {"src/App.tsx": LODASH, "/etc/hosts": "x"})
+        propose(room, agent, {"src/App.tsx": LEFT_PAD, "/etc/hosts": "x"})
     assert refused.value.code == "invalid_files"
     assert refused.value.field == "files./etc/hosts"  # the first problem's place
     assert refused.value.message.startswith("unsafe path '/etc/hosts'")
-    assert "src/App.tsx:1:20: module 'lodash' is not available" in refused.value.message
+    assert "src/App.tsx:1:21: module 'left-pad' is not available" in refused.value.message
     assert_nothing_stored()
 
 
@@ -154,12 +162,12 @@ def test_a_check_slowed_by_a_busy_machine_gets_a_second_longer_chance(room, agen
 
 
 def test_a_repository_version_that_cannot_run_is_refused(room, agent, project):
-    version = version_of(project, {"src/App.tsx": LODASH, "README.md": "# App\n"})
+    version = version_of(project, {"src/App.tsx": LEFT_PAD, "README.md": "# App\n"})
     with pytest.raises(Invalid) as refused:
         propose_version(room, agent, version)
     assert refused.value.code == "not_runnable"
     assert refused.value.field == "files.src/App.tsx"
-    assert refused.value.message.startswith("src/App.tsx:1:20: module 'lodash' is not available")
+    assert refused.value.message.startswith("src/App.tsx:1:21: module 'left-pad' is not available")
     assert_nothing_stored()
 
 

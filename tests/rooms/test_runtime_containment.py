@@ -1,4 +1,5 @@
-"""Hostile apps stay inside the sandboxed frame: each escape is blocked or has no effect."""
+"""Hostile apps stay inside the sandboxed frame: each escape is blocked or has no effect, also
+with curated libraries loaded and tried as the means (tests/rooms/snippets/hostile-libraries)."""
 
 import json
 
@@ -24,10 +25,26 @@ pytestmark = pytest.mark.django_db(transaction=True)
 # These APIs report nothing useful to the caller (sendBeacon only says "queued", form.submit()
 # and a blocked <iframe> fail silently): the server's access log proves they had no effect.
 SILENT = {"sendBeacon", "form", "nested-frame", "messages"}
+HOSTILE = snippet_files("hostile")
+# The same app, its extra attempts made through d3, papaparse, three and zustand, with
+# Tailwind's runtime loaded too.
+WITH_LIBRARIES = HOSTILE | snippet_files("hostile-libraries")
+LIBRARY_CHECKS = {
+    "d3.json",
+    "papaparse download",
+    "three TextureLoader",
+    "d3.select(parent)",
+    "zustand persist",
+}
+LIBRARY_REFUSALS = (
+    "connect-src {}/x-d3-json",
+    "connect-src {}/x-papa.csv",
+    "img-src {}/x-texture.png",
+)
 
 
-def run_hostile_preview(page, context, live_server_url, room, owner, agent):
-    proposal = propose(room, agent, snippet_files("hostile"), name="Hostile")
+def run_hostile_preview(page, context, live_server_url, room, owner, agent, files=HOSTILE):
+    proposal = propose(room, agent, files, name="Hostile")
     log_in(context, live_server_url, owner)
     requests = []
     page.on("request", lambda request: requests.append(request))
@@ -50,14 +67,16 @@ def run_hostile_preview(page, context, live_server_url, room, owner, agent):
     return proposal, results, frame_requests, popups
 
 
+@pytest.mark.parametrize("files", [HOSTILE, WITH_LIBRARIES], ids=["alone", "with libraries"])
 def test_hostile_app_reaches_nothing_outside_its_frame(
-    page, context, live_server_url, room, owner, agent
+    page, context, live_server_url, room, owner, agent, files
 ):
     # Run in the owner's preview: the most privileged session there is, and a pending
     # proposal a forged "approve" message would love to approve.
     proposal, results, frame_requests, popups = run_hostile_preview(
-        page, context, live_server_url, room, owner, agent
+        page, context, live_server_url, room, owner, agent, files
     )
+    with_libraries = files is WITH_LIBRARIES
     print("\nhostile:", json.dumps(results, indent=1))
     assert set(results) >= SILENT | {
         "cookie",
@@ -74,7 +93,7 @@ def test_hostile_app_reaches_nothing_outside_its_frame(
         "window.open",
         "top.location",
         "top.location.href",
-    }
+    } | (LIBRARY_CHECKS if with_libraries else set())
     for check, result in results.items():
         if check not in SILENT:
             assert result.startswith("blocked"), f"{check}: {result}"
@@ -88,6 +107,7 @@ def test_hostile_app_reaches_nothing_outside_its_frame(
         "connect-src ws://{}/x-ws",
         "img-src {}/x-image.png",
         "frame-src {}",
+        *(LIBRARY_REFUSALS if with_libraries else ()),
     ):
         origin = live_server_url.removeprefix("http://") if "ws://" in line else live_server_url
         expect(refused.filter(has_text=line.format(origin))).to_have_count(1)
@@ -100,6 +120,10 @@ def test_hostile_app_reaches_nothing_outside_its_frame(
     assert "/x-" not in live_server_url.access_log()
     # The frame's own requests (its page, the runtime scripts) never carried the session cookie.
     assert frame_requests
+    loaded = {url.split("/libs/")[1].split("/")[0] for url, _ in frame_requests if "/libs/" in url}
+    assert loaded == (
+        {"d3", "papaparse", "three", "zustand", "tailwindcss"} if with_libraries else set()
+    )
     for url, cookie in frame_requests:
         if "/static/" in url:
             assert cookie is None, url

@@ -1,6 +1,8 @@
 """The vendored files are exactly what each folder's VERSIONS.json records: the browser bundles
-in static/vendor/, and the server's own (Sucrase's tokenizer) in rooms/js/vendor/. (The API
-docs' Swagger UI is django-ninja's own static files, pinned with django-ninja.)
+in static/vendor/ (Sucrase, React, the curated libraries under libs/), and the server's own
+(Sucrase's tokenizer) in rooms/js/vendor/; the curated set's manifest, libraries.json, agrees
+with them. (The API docs' Swagger UI is django-ninja's own static files, pinned with
+django-ninja.)
 
 Rebuild with `cd tools/snippet-runtime && npm ci && npm run build`; this test needs no Node.
 """
@@ -14,10 +16,30 @@ from django.conf import settings
 
 VENDOR = Path(settings.BASE_DIR) / "static" / "vendor"
 SERVER_VENDOR = Path(settings.BASE_DIR) / "rooms" / "js" / "vendor"
+MANIFEST = json.loads((VENDOR / "libraries.json").read_text())
+CURATED = {
+    "@tailwindcss/browser",
+    "chart.js",
+    "clsx",
+    "d3",
+    "date-fns",
+    "framer-motion",
+    "lodash",
+    "lucide-react",
+    "mathjs",
+    "papaparse",
+    "react-chartjs-2",
+    "recharts",
+    "three",
+    "uuid",
+    "zustand",
+}
 BUNDLES = {
-    VENDOR: {"react/react.js", "sucrase/sucrase.js"},
+    VENDOR: {"react/react.js", "sucrase/sucrase.js"}
+    | {file["path"] for file in MANIFEST["files"].values()},
     SERVER_VENDOR: {"sucrase-parser/sucrase-parser.js"},
 }
+INDEXES = {"VERSIONS.json", "libraries.json"}
 FOLDERS = pytest.mark.parametrize("vendor", list(BUNDLES), ids=["static", "server"])
 
 
@@ -62,9 +84,35 @@ def test_no_unrecorded_files_in_the_vendor_folder(vendor):
     present = {
         p.relative_to(vendor).as_posix()
         for p in vendor.rglob("*")
-        if p.is_file() and p.name != "VERSIONS.json"
+        if p.is_file() and p.relative_to(vendor).as_posix() not in INDEXES
     }
     assert present == recorded
+
+
+def test_the_library_manifest_agrees_with_the_bundles_it_names():
+    recorded = versions(VENDOR)
+    assert set(MANIFEST["packages"]) == CURATED
+    specifiers = []
+    for name, file in MANIFEST["files"].items():
+        entry = recorded[file["path"]]
+        assert (file["bytes"], file["sha256"]) == (entry["bytes"], entry["sha256"]), name
+        package = MANIFEST["packages"][file["package"]]
+        assert entry["packages"][file["package"]] == package["version"], name
+        (own,) = [lic for lic in entry["licenses"] if lic["package"] == file["package"]]
+        assert own["license"] == package["license"], name
+        assert set(file["requires"]) <= set(MANIFEST["files"]), name
+        assert name in package["files"]
+        specifiers += file["modules"]
+    assert len(specifiers) == len(set(specifiers))  # each specifier in one file only
+    assert {"lodash/debounce", "date-fns/format", "date-fns/locale/fr", "chart.js/auto"} <= set(
+        specifiers
+    )
+
+
+def test_no_library_bundles_a_react_of_its_own():
+    for file in MANIFEST["files"].values():
+        bundled = versions(VENDOR)[file["path"]]["packages"]
+        assert not {"react", "react-dom", "scheduler"} & set(bundled), file["path"]
 
 
 def test_the_api_docs_use_django_ninjas_own_swagger_ui():

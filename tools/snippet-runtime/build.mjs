@@ -1,18 +1,22 @@
 // Builds the vendored bundles for the snippet runtime:
 //   ../../static/vendor/sucrase/sucrase.js          (window.Sucrase, served to the app frame)
 //   ../../static/vendor/react/react.js              (window.OsfReact, served to the app frame)
+//   ../../static/vendor/libs/<file>/<file>.js       (the curated libraries, see libraries.mjs)
+//   ../../static/vendor/libraries.json              (the manifest of the curated set)
 //   ../../rooms/js/vendor/sucrase-parser/sucrase-parser.js  (OsfSucraseParser, server only)
 // plus the LICENSE of every npm package that ends up inside a bundle and a VERSIONS.json in
 // each output folder (packages, exact versions, sha256).
 //
-// Usage: npm ci && npm run build
+// Usage: npm ci --ignore-scripts && npm run build
 // The output is deterministic: rebuilding from the same lock file gives
 // byte-identical files (and therefore identical hashes in VERSIONS.json).
 import {createHash} from "node:crypto";
 import {copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from "node:fs";
 import {dirname, join, relative, resolve} from "node:path";
 import {fileURLToPath} from "node:url";
+import {gzipSync} from "node:zlib";
 import * as esbuild from "esbuild";
+import {TAILWIND_CSS, libraries} from "./libraries.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 // Browser bundles go where collectstatic finds them; the server's own stay out of static/.
@@ -60,12 +64,82 @@ function packageDir(pkg) {
 }
 
 function licenseFileOf(pkg) {
-  for (const name of ["LICENSE", "LICENSE.md", "LICENSE.txt", "LICENCE", "license"]) {
+  for (const name of ["LICENSE", "LICENSE.md", "LICENSE.txt", "LICENCE", "LICENCE.md", "license"]) {
     const p = join(packageDir(pkg), name);
     if (existsSync(p)) return p;
   }
+  // A package that ships its licence only inside its code or README: licenses/<package>, the
+  // text taken from there (see licenses/README.md).
+  const taken = join(here, "licenses", pkg.replace("/", "+"));
+  if (existsSync(taken)) return taken;
   // Never ship code whose licence text we cannot ship alongside it.
   throw new Error(`no LICENSE file found for bundled package ${pkg}`);
+}
+
+// The React modules a library may import: the frame's one React (window.OsfReact), never a
+// copy of its own (two Reacts break hooks).
+const REACT_GLOBALS = {
+  react: "react",
+  "react-dom": "reactDom",
+  "react-dom/client": "reactDomClient",
+  "react/jsx-runtime": "jsxRuntime",
+};
+
+// Resolves React, and the curated libraries a library builds on (`externals`), to the frame's
+// objects instead of bundling them.
+function externalsPlugin(externals) {
+  return {
+    name: "osf-externals",
+    setup(build) {
+      build.onResolve({filter: /^react(-dom)?(\/.*)?$/}, (args) => {
+        if (REACT_GLOBALS[args.path]) return {path: args.path, namespace: "osf-react"};
+        return {errors: [{text: `${args.importer} imports ${args.path}, which the frame has no React module for`}]};
+      });
+      build.onResolve({filter: /.*/}, (args) =>
+        Object.hasOwn(externals, args.path) ? {path: externals[args.path], namespace: "osf-library"} : undefined
+      );
+      build.onLoad({filter: /.*/, namespace: "osf-react"}, (args) => ({
+        contents: `module.exports = window.OsfReact.${REACT_GLOBALS[args.path]};`,
+      }));
+      build.onLoad({filter: /.*/, namespace: "osf-library"}, (args) => ({
+        contents: `module.exports = OsfLibraries.require(${JSON.stringify(args.path)});`,
+      }));
+    },
+  };
+}
+
+// A library's entry: registers each of its specifiers with the frame's loader, as a function
+// the loader runs on the first require. An ES module is handed over as a frozen copy of its
+// namespace marked __esModule: what Sucrase's import helpers expect of a bundler's module.
+function libraryEntry(library) {
+  const imports = [];
+  const names = new Map();
+  const namespace = (spec) => {
+    if (!names.has(spec)) {
+      names.set(spec, `m${names.size}`);
+      imports.push(`import * as ${names.get(spec)} from ${JSON.stringify(spec)};`);
+    }
+    return names.get(spec);
+  };
+  const expression = (module) => {
+    if (module.esm) return `esModule(${namespace(module.esm)})`;
+    if (module.cjs) return `require(${JSON.stringify(module.cjs)})` + (module.pick ? `.${module.pick}` : "");
+    return module.value;
+  };
+  const modules = Object.entries(library.modules)
+    .map(([spec, module]) => `  ${JSON.stringify(spec)}: function () { return ${expression(module)}; }`)
+    .join(",\n");
+  return [
+    library.entry || "",
+    ...imports,
+    "function esModule(ns) {",
+    "  var copy = Object.assign({}, ns);",
+    '  Object.defineProperty(copy, "__esModule", {value: true});',
+    "  return Object.freeze(copy);",
+    "}",
+    `OsfLibraries.define(${JSON.stringify(library.file)}, {\n${modules}\n});`,
+    "",
+  ].join("\n");
 }
 
 async function buildOne(bundle) {
@@ -76,9 +150,12 @@ async function buildOne(bundle) {
   rmSync(outDir, {recursive: true, force: true});
   mkdirSync(outDir, {recursive: true});
 
+  const source = bundle.contents
+    ? {stdin: {contents: bundle.contents, resolveDir: here, sourcefile: `${bundle.name}-entry.js`}}
+    : {entryPoints: [bundle.entry]};
   const result = await esbuild.build({
+    ...source,
     absWorkingDir: here,
-    entryPoints: [bundle.entry],
     outfile: outFile,
     bundle: true,
     format: "iife",
@@ -88,6 +165,7 @@ async function buildOne(bundle) {
     legalComments: "eof",
     charset: "utf8",
     define: {"process.env.NODE_ENV": '"production"'},
+    plugins: bundle.externals ? [externalsPlugin(bundle.externals)] : [],
     metafile: true,
     logLevel: "warning",
   });
@@ -95,12 +173,15 @@ async function buildOne(bundle) {
   // Which npm packages actually ended up in the bundle (after tree shaking).
   const inputs = result.metafile.outputs[relative(here, outFile)].inputs;
   const pkgs = [...new Set(Object.keys(inputs).map(packageOf).filter(Boolean))].sort();
+  if (bundle.externals && pkgs.some((pkg) => pkg in REACT_GLOBALS || pkg === "scheduler")) {
+    throw new Error(`${bundle.out} bundles its own React`);
+  }
   const packages = {};
   const licenses = [];
   for (const pkg of pkgs) {
     const meta = JSON.parse(readFileSync(join(packageDir(pkg), "package.json"), "utf8"));
     packages[pkg] = meta.version;
-    const licenseName = pkg === bundle.primary ? "LICENSE" : `LICENSE-${pkg.replace(/^@/, "").replace("/", "-")}`;
+    const licenseName = pkg === bundle.primary ? "LICENSE" : `LICENSE-${pkg.replace(/^@/, "").replace(/[/.]/g, "-")}`;
     copyFileSync(licenseFileOf(pkg), join(outDir, licenseName));
     licenses.push({file: relative(bundle.root, join(outDir, licenseName)), package: pkg, license: meta.license});
   }
@@ -120,19 +201,76 @@ async function buildOne(bundle) {
       bytes: bytes.length,
       licenses: licenses.map((l) => ({...l, sha256: sha256(readFileSync(join(bundle.root, l.file)))})),
     },
+    gzipBytes: gzipSync(bytes, {level: 9}).length,
   };
+}
+
+// static/vendor/libraries.json: what exists (specifier -> file), and each file's package,
+// version, licence, size and hash. The frame page embeds it for the frame's loader and the
+// server's run check reads it (rooms/libraries.py), so the two cannot disagree.
+function writeManifest(curated, built) {
+  const files = {};
+  const packages = {};
+  for (const library of curated) {
+    const {file, entry, gzipBytes} = built.get(library.file);
+    const meta = JSON.parse(readFileSync(join(packageDir(library.package), "package.json"), "utf8"));
+    files[library.file] = {
+      path: file,
+      package: library.package,
+      bytes: entry.bytes,
+      gzip_bytes: gzipBytes,
+      sha256: entry.sha256,
+      requires: library.requires || [],
+      modules: Object.keys(library.modules).sort(),
+    };
+    // How the docs and a refusal name what the package offers: its specifiers, or a pattern.
+    const known = packages[library.package] || {version: meta.version, license: meta.license, files: [], imports: []};
+    known.files.push(library.file);
+    const specs = Object.keys(library.modules).sort((a, b) => (a === library.package ? -1 : b === library.package ? 1 : a < b ? -1 : 1));
+    if (library.note) known.imports.push(...specs.filter((spec) => spec === library.package), library.note);
+    else known.imports.push(...specs);
+    packages[library.package] = known;
+  }
+  const sorted = (object) => Object.fromEntries(Object.keys(object).sort().map((key) => [key, object[key]]));
+  const manifest = {
+    built_by: "tools/snippet-runtime (npm ci --ignore-scripts && npm run build), from libraries.mjs",
+    packages: sorted(packages),
+    files: sorted(files),
+    tailwind: {file: "tailwindcss", css: TAILWIND_CSS},
+  };
+  writeFileSync(join(vendorDir, "libraries.json"), JSON.stringify(manifest, null, 2) + "\n");
 }
 
 const results = [];
 for (const bundle of bundles) results.push(await buildOne(bundle));
+
+// Every curated library is rebuilt from scratch: a library dropped from the list leaves no file.
+rmSync(join(vendorDir, "libs"), {recursive: true, force: true});
+const curated = libraries();
+const built = new Map();
+for (const library of curated) {
+  const result = await buildOne({
+    name: library.file,
+    root: vendorDir,
+    contents: libraryEntry(library),
+    out: `libs/${library.file}/${library.file}.js`,
+    primary: library.package,
+    externals: library.externals || {},
+  });
+  built.set(library.file, result);
+  results.push(result);
+}
+writeManifest(curated, built);
 
 // Merge into each folder's VERSIONS.json so entries for other vendored files survive.
 for (const root of new Set(results.map((r) => r.root))) {
   const versionsPath = join(root, "VERSIONS.json");
   const versions = existsSync(versionsPath) ? JSON.parse(readFileSync(versionsPath, "utf8")) : {};
   versions.files = versions.files || {};
+  // libs/ was rebuilt from scratch: so are its entries.
+  for (const file of Object.keys(versions.files)) if (file.startsWith("libs/")) delete versions.files[file];
   for (const {file, entry} of results.filter((r) => r.root === root)) {
-    versions.files[file] = {...entry, built_by: "tools/snippet-runtime (npm ci && npm run build)", esbuild: esbuild.version};
+    versions.files[file] = {...entry, built_by: "tools/snippet-runtime (npm ci --ignore-scripts && npm run build)", esbuild: esbuild.version};
   }
   const sorted = Object.fromEntries(Object.keys(versions.files).sort().map((k) => [k, versions.files[k]]));
   writeFileSync(versionsPath, JSON.stringify({...versions, files: sorted}, null, 2) + "\n");

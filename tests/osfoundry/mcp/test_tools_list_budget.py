@@ -57,14 +57,16 @@ def test_snippet_tool_publishes_the_contract_exactly():
         if t["name"] == "propose_room_snippet_app"
     )
     assert tool["inputSchema"] == SNIPPET_SCHEMA
-    # SPEC §3's text exactly, then the one sentence that spares agents a failed proposal, and
-    # how a client that declared the Tasks extension waits (others read the result's next_step).
+    # SPEC §3's text exactly, then the one sentence that spares agents a failed proposal: what
+    # an app may import, the curated set included (issue 33.5), and how it asks for Tailwind;
+    # then how a client that declared the Tasks extension waits (others read next_step).
     assert tool["description"] == (
         "Prepare a Room snippet with source files. It appears in the cloud Room launcher only "
-        "after its owner reviews and approves the full code in osFoundry. The Room renders the "
-        "default export of src/App.tsx; files import only each other (relative paths) and "
-        "react, react-dom, react-dom/client, react/jsx-runtime. A Tasks client's task ends at "
-        "the decision."
+        "after its owner reviews and approves the full code in osFoundry. The Room renders "
+        "src/App.tsx's default export; imports: relative paths, react, react-dom, chart.js, "
+        "clsx, d3, date-fns, framer-motion, lodash, lucide-react, mathjs, papaparse, "
+        "react-chartjs-2, recharts, three, uuid, zustand; for Tailwind, "
+        '@import "tailwindcss" in a CSS file. A Tasks client\'s task ends at the decision.'
     )
     assert tool["annotations"] == {
         "readOnlyHint": False,

@@ -1,6 +1,7 @@
 // A hostile snippet: every line tries something the sandbox must prevent.
 // Each check records "blocked: ..." or "ALLOWED: ..." for the test to read.
 import { useEffect, useState } from "react";
+import extraChecks from "./extra";
 
 type Result = [string, string];
 
@@ -90,6 +91,7 @@ async function runAll(): Promise<Result[]> {
   }));
   out.push(attempt("top.location", () => { w.top.location = "/x-pwned"; return w.top.location.href; }));
   out.push(attempt("top.location.href", () => { w.top.location.href = "/x-pwned2"; return "assigned"; }));
+  out.push(...(await extraChecks()));
   // Messages to the parent: must be ignored or handled as untrusted data.
   w.parent.postMessage({ type: "approve" }, "*");
   w.parent.postMessage({ type: "osf:approve", proposal: 1 }, "*");
