@@ -7,8 +7,6 @@ that project's Rooms, proposals and repositories: the others are "not found" exa
 
 import uuid
 
-from django.db.models import QuerySet
-
 from osfoundry.auth import AnyUser, token_project_id
 from osfoundry.errors import Conflict, Invalid, NotFound, Unavailable
 from osfoundry.schemas import MAX_PAGE
@@ -25,13 +23,6 @@ def parse_uuid(value, *, field: str, what: str) -> uuid.UUID:
         raise NotFound(f"{what} {value!r} not found", field=field) from None
 
 
-def rooms_for_user(user: AnyUser) -> QuerySet[Room]:
-    """The Rooms `user` owns or belongs to, within its token's project if it has one."""
-    rooms = Room.objects.visible_to(user)
-    project_id = token_project_id(user)
-    return rooms if project_id is None else rooms.filter(project_id=project_id)
-
-
 def in_token_project(user: AnyUser, project_id) -> bool:
     """Whether `user`'s token (if any) may act in the project."""
     scope = token_project_id(user)
@@ -44,7 +35,7 @@ def get_room_for_user(user: AnyUser, room_id, *, agent: bool = False) -> Room:
     `agent=True` is for agent-facing operations, which never reach a local Room.
     """
     pk = parse_uuid(room_id, field="room_id", what="Room")
-    room = rooms_for_user(user).filter(pk=pk).select_related("project", "owner").first()
+    room = Room.objects.visible_to(user).filter(pk=pk).select_related("project", "owner").first()
     if room is None:
         raise NotFound(
             f"Room {str(room_id)!r} not found; call list_rooms for the Room ids you can use",
@@ -92,42 +83,23 @@ def get_repo_version_for_user(user: AnyUser, *, repository_id, version_id) -> Re
     version_pk = parse_uuid(version_id, field="version_id", what="Version")
     version = (
         RepositoryVersion.objects.select_related("repository__project")
-        .filter(pk=version_pk, repository_id=repo_pk)
+        .filter(pk=version_pk, repository__in=Repository.objects.readable_by(user))
+        .filter(repository_id=repo_pk)
         .first()
     )
-    project = version.repository.project if version else None
-    if (
-        version is None
-        or project is None
-        or not user.is_authenticated
-        or not in_token_project(user, project.pk)
-        or not (
-            project.members.filter(pk=user.pk).exists() or project.rooms.filter(owner=user).exists()
-        )
-    ):
+    if version is None:
         raise NotFound(f"Version {str(version_id)!r} not found", field="version_id")
     return version
 
 
 def get_repository_for_user(user: AnyUser, repository_id) -> Repository:
     """A repository for members of its project and owners of its Rooms, within a token's
-    project; NotFound for everyone else. The one check for git (smart HTTP, a personal token as
-    the password): the git server calls `authenticate_bearer(password)`, then this with
-    `principal.user`."""
+    project; NotFound for everyone else."""
     pk = parse_uuid(repository_id, field="repository_id", what="Repository")
-    repository = Repository.objects.select_related("project").filter(pk=pk).first()
-    project = repository.project if repository else None
-    if (
-        repository is None
-        or project is None
-        or not user.is_authenticated
-        or not in_token_project(user, project.pk)
-        or not (
-            project.members.filter(pk=user.pk).exists() or project.rooms.filter(owner=user).exists()
-        )
-    ):
+    repository = Repository.objects.readable_by(user).select_related("project").filter(pk=pk)
+    if (found := repository.first()) is None:
         raise NotFound(f"Repository {str(repository_id)!r} not found", field="repository_id")
-    return repository
+    return found
 
 
 def get_pending_proposal_for_owner(*, owner: AnyUser, proposal_id) -> Proposal:
@@ -187,7 +159,7 @@ def get_version_in_project(
 
 
 def list_rooms(user: AnyUser) -> list[dict]:
-    rooms = rooms_for_user(user).select_related("project", "owner")
+    rooms = Room.objects.visible_to(user).select_related("project", "owner")
     return [room.as_dict() for room in rooms]
 
 

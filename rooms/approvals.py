@@ -59,7 +59,7 @@ def read_filters(owner, params) -> InboxFilters:
 
 
 def owner_proposals(owner, filters: InboxFilters):
-    proposals = Proposal.objects.filter(room__owner=owner).select_related(
+    proposals = Proposal.objects.for_owner(owner).select_related(
         "room", "proposed_by", "decided_by"
     )
     if filters.room is not None:

@@ -121,7 +121,7 @@ def room_names(room_ids: list[str]) -> dict[str, str]:
 
 
 def pending_count(user) -> int:
-    return Proposal.objects.pending().filter(room__owner=user).count()
+    return Proposal.objects.pending().for_owner(user).count()
 
 
 class PersonEventsConsumer(AsyncJsonWebsocketConsumer):

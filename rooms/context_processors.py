@@ -6,4 +6,4 @@ def pending_approvals(request):
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {}
-    return {"pending_count": Proposal.objects.pending().filter(room__owner=user).count()}
+    return {"pending_count": Proposal.objects.pending().for_owner(user).count()}

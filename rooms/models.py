@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from osfoundry.auth import token_project_id
 from osfoundry.idempotency import IdempotencyKey
 
 # Repositories' models live in their own module; imported here for Django and callers.
@@ -19,11 +20,24 @@ if TYPE_CHECKING:
 APP_NAME_MAX_CHARS = 200
 
 
+class ProjectQuerySet(models.QuerySet):
+    def readable_by(self, user: "AnyUser") -> "ProjectQuerySet":
+        """The projects whose repositories `user` may read: those it is a member of, and those
+        with a Room it owns (an owner reviews their versions), within its token's project."""
+        if not user.is_authenticated:
+            return self.none()
+        projects = self.filter(Q(members=user) | Q(rooms__owner=user)).distinct()
+        scope = token_project_id(user)
+        return projects if scope is None else projects.filter(pk=scope)
+
+
 class Project(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     name = models.CharField(max_length=200, unique=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="projects", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ProjectQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]
@@ -34,9 +48,13 @@ class Project(models.Model):
 
 class RoomQuerySet(models.QuerySet):
     def visible_to(self, user: "AnyUser") -> "RoomQuerySet":
+        """The Rooms `user` owns or belongs to, within its token's project if it has one
+        (rooms.known.KnownRoom.readable_by keeps the same rule for its memory)."""
         if not user.is_authenticated:
             return self.none()
-        return self.filter(Q(owner=user) | Q(members=user)).distinct()
+        rooms = self.filter(Q(owner=user) | Q(members=user)).distinct()
+        scope = token_project_id(user)
+        return rooms if scope is None else rooms.filter(project_id=scope)
 
 
 class Room(models.Model):
@@ -90,8 +108,12 @@ class Room(models.Model):
 
 
 class ProposalQuerySet(models.QuerySet):
-    def pending(self):
+    def pending(self) -> "ProposalQuerySet":
         return self.filter(status=Proposal.Status.PENDING)
+
+    def for_owner(self, owner: "AnyUser") -> "ProposalQuerySet":
+        """The proposals to the Rooms `owner` owns: what the owner reviews."""
+        return self.filter(room__owner=owner) if owner.is_authenticated else self.none()
 
 
 class Proposal(models.Model):

@@ -11,6 +11,14 @@ from django.conf import settings
 from django.db import models
 
 
+class RepositoryQuerySet(models.QuerySet):
+    def readable_by(self, user) -> "RepositoryQuerySet":
+        """Repositories of the projects `user` may read (Project.objects.readable_by)."""
+        from .models import Project  # rooms/models.py imports this module
+
+        return self.filter(project__in=Project.objects.readable_by(user))
+
+
 class Repository(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     project = models.ForeignKey(
@@ -26,6 +34,8 @@ class Repository(models.Model):
         blank=True,
         related_name="+",
     )
+
+    objects = RepositoryQuerySet.as_manager()
 
     class Meta:
         verbose_name_plural = "repositories"

@@ -17,7 +17,7 @@ from osfoundry.schemas import MAX_PAGE
 from osfoundry.text import one_line_problems
 
 from . import runchecks
-from .access import get_room_for_user, in_token_project
+from .access import get_room_for_user
 from .gitpack import MAX_FILE_BYTES, SUBMODULE, file_too_large
 from .gitstore import DatabaseRefs
 from .models import Project, Proposal, Repository, RepositoryVersion, Room
@@ -55,15 +55,10 @@ def open_git_repository(
     stored yet (push-to-create, for members with the write scope only): the push stores it with
     create_repository once it stores anything, so a refused push leaves none behind."""
     user = principal.user
-    project = Project.objects.filter(name=project_name).first()
-    if project is not None and not in_token_project(user, project.pk):
-        project = None  # a token made for another project: as if it did not exist
+    project = Project.objects.readable_by(user).filter(name=project_name).first()
     is_member = project is not None and project.members.filter(pk=user.pk).exists()
-    can_read = project is not None and (is_member or project.rooms.filter(owner=user).exists())
-    repository = (
-        project.repositories.filter(name=repository_name).first() if project and can_read else None
-    )
-    if not can_read or (repository is None and not (push and is_member)):
+    repository = project.repositories.filter(name=repository_name).first() if project else None
+    if project is None or (repository is None and not (push and is_member)):
         raise NotFound(f"Repository {project_name}/{repository_name} not found", field="repository")
     principal.require(WRITE if push else READ)
     if push and not is_member:

@@ -115,7 +115,7 @@ def next_pending(user, proposal: Proposal) -> Proposal | None:
     """The owner's next card to review after this one: the oldest still waiting."""
     if not proposal.room.is_owned_by(user):
         return None
-    waiting = Proposal.objects.pending().filter(room__owner=user).exclude(pk=proposal.pk)
+    waiting = Proposal.objects.pending().for_owner(user).exclude(pk=proposal.pk)
     return waiting.order_by("created_at").first()
 
 
