@@ -3,11 +3,14 @@
 flows that reach them through the authorization endpoint are in test_oauth_metadata_documents."""
 
 import ipaddress
+import socket
+import time
 
 import pytest
 
 from osfoundry.oauth_documents import MAX_CLIENT_ID, client_id_problem
-from osfoundry.oauth_fetch import address_problem
+from osfoundry.oauth_fetch import FetchRefused, address_problem, connect
+from tests.servers import free_port
 
 
 @pytest.mark.parametrize(
@@ -81,3 +84,17 @@ def test_a_test_may_let_loopback_through_and_nothing_else(address):
     assert address_problem(ipaddress.ip_address("10.0.0.1"), allow_loopback=True) == (
         "a private address"
     )
+
+
+def test_a_host_whose_every_address_refuses_the_connection_is_named():
+    closed = [(socket.AF_INET, ("127.0.0.1", free_port())), (socket.AF_INET, ("127.0.0.1", 1))]
+    with pytest.raises(FetchRefused) as refused:
+        connect("docs.example", closed, deadline=time.monotonic() + 5, late="too late")
+    assert str(refused.value) == "docs.example does not accept connections"
+
+
+def test_a_fetch_whose_time_is_up_is_given_up_before_it_connects():
+    addresses = [(socket.AF_INET, ("127.0.0.1", 9))]
+    with pytest.raises(FetchRefused) as refused:
+        connect("docs.example", addresses, deadline=time.monotonic() - 1, late="it was late")
+    assert str(refused.value) == "it was late"
