@@ -7,6 +7,7 @@ import json
 import threading
 
 import httpx
+from django.contrib.auth import get_user_model
 
 from osfoundry import wakeups
 from rooms.models import Proposal
@@ -149,3 +150,25 @@ def test_a_legacy_call_without_params_task_gets_todays_result(
     result = rpc(asgi_server.mcp_url, "tools/call", params, token=token_factory(agent)).json()
     assert result["result"]["structuredContent"]["status"] == "pending"
     assert "task" not in result["result"]
+
+
+def test_a_listen_whose_person_was_deactivated_hands_over_no_decision(
+    asgi_server, room, agent, owner, token_factory, files
+):
+    token = token_factory(agent)
+    created = propose_task(asgi_server, token, room, files, key="wire-key-0009")["result"]
+    body, headers = listen_request([created["taskId"]])
+    headers["Authorization"] = f"Bearer {token}"
+    with httpx.stream("POST", asgi_server.mcp_url, json=body, headers=headers, timeout=30) as r:
+        stream = frames(r)
+        assert next(stream)["method"] == "notifications/subscriptions/acknowledged"
+        # No signal: a bulk update, as a data migration or SQL would make it.
+        get_user_model().objects.filter(pk=agent.pk).update(is_active=False)
+        approve_proposal(owner=owner, proposal_id=Proposal.objects.get().pk)
+        answer = next(stream)
+        assert list(stream) == []
+    assert answer == {
+        "jsonrpc": "2.0",
+        "id": "listen-1",
+        "error": {"code": -32001, "message": "This token is no longer valid; connect again"},
+    }
