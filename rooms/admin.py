@@ -169,7 +169,7 @@ class ProposalAdmin(ReadOnlyAdmin):
         "created_at",
         "decided_by",
         "decided_at",
-        "decline_reason",
+        "decision_note",
         "content_hash",
         "file_count",
         "total_bytes",

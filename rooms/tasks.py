@@ -153,12 +153,12 @@ def next_step(proposal: Proposal, data: dict) -> str:
                 "(list_room_apps)."
             )
         case Proposal.Status.DECLINED:
-            reason = proposal.decline_reason or "no reason given"
+            reason = proposal.decision_note or "no reason given"
             return f"Declined by {who}: {reason}. Nothing is in the Room."
         case Proposal.Status.CHANGES_REQUESTED:
             return (
                 f"{who} requested changes ({len(data['comments'])} line comments in comments): "
-                f"{proposal.decline_reason or 'see the comments'}. Answer with "
+                f"{proposal.decision_note or 'see the comments'}. Answer with "
                 "revise_room_proposal; the revision is a task of its own."
             )
     latest = data["latest_proposal_id"]

@@ -140,14 +140,14 @@ def test_changes_are_not_requested_on_a_repository_proposal(owner, repo_proposal
         "Request changes is for snippet proposals; decline a version instead"
     )
     repo_proposal.refresh_from_db()
-    assert repo_proposal.is_pending and repo_proposal.decline_reason == ""
+    assert repo_proposal.is_pending and repo_proposal.decision_note == ""
 
 
 def test_a_summary_of_exactly_one_thousand_characters_is_taken(room, owner, agent, files):
     proposal = propose(room, agent, files)
     request_changes(owner=owner, proposal_id=proposal.pk, summary=" " + "s" * 1000 + " ")
     proposal.refresh_from_db()
-    assert proposal.status == "changes_requested" and proposal.decline_reason == "s" * 1000
+    assert proposal.status == "changes_requested" and proposal.decision_note == "s" * 1000
 
 
 def test_a_longer_summary_is_refused_naming_its_field(room, owner, agent, files):
