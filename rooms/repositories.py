@@ -319,7 +319,7 @@ def repo_update_target(room: Room, version: RepositoryVersion) -> tuple[dict, di
     app = apps[0]
     if app.proposal.repository_version_id == version.pk:
         raise Invalid(
-            f"version_id: “{app.name}” rev {app.revision} already runs this version; push a new "
+            f"version_id: “{app.name}” v{app.revision} already runs this version; push a new "
             "commit and propose that version",
             code="unchanged",
             field="version_id",
@@ -328,6 +328,33 @@ def repo_update_target(room: Room, version: RepositoryVersion) -> tuple[dict, di
         {"app": app, "base_revision": app.revision},  # the proposal's fields
         {"update_of": str(app.pk), "base_revision": app.revision},  # what its hash binds
     )
+
+
+def open_repo_line(caller: User, room: Room, version: RepositoryVersion) -> Proposal | None:
+    """The caller's repository proposal to `room` that a new version of the same repository
+    answers: the latest of its line of work, sent back with changes requested. The new version
+    continues that card as its next revision (rooms/revisions.py)."""
+    sent_back = (
+        Proposal.objects.filter(
+            room=room,
+            proposed_by=caller,
+            kind=Proposal.Kind.REPO,
+            status=Proposal.Status.CHANGES_REQUESTED,
+            repository_version__repository_id=version.repository_id,
+            next__isnull=True,
+        )
+        .select_related("repository_version")
+        .order_by("-decided_at")
+    )
+    previous = sent_back.first()
+    if previous is not None and previous.repository_version_id == version.pk:
+        raise Invalid(
+            f"version_id: revision {previous.iteration} of “{previous.name}” is this version, "
+            "and its owner requested changes; push a new commit and propose that version",
+            code="unchanged",
+            field="version_id",
+        )
+    return previous
 
 
 # ---------------------------------------------------------------------------------------------

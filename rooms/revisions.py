@@ -1,6 +1,10 @@
 """Review as a loop: updates of approved apps, revisions of proposals, "Request changes" with
 line comments, and what a proposer reads back.
 
+A snippet's revision is new files (revise_proposal). A repository proposal's revision is a new
+pinned version of the same repository, proposed to the same Room by the same proposer
+(propose_room_repo_app): it continues the line of work whose owner requested changes.
+
 A line of work is a chain of proposals (`Proposal.previous`); its latest revision is the one on
 the card. An update names the app and the revision it was proposed against; the decision binds
 to that revision too (rooms/tabs.refuse_unless_current).
@@ -17,6 +21,7 @@ from . import events, services
 from .access import get_app_for_user, get_proposal_for_user, get_room_for_user
 from .models import Proposal, ReviewComment
 from .services import ProposalResult, Target, lock_pending_for_owner
+from .snippets import version_app_files
 
 MAX_COMMENTS = 200
 MAX_COMMENT_CHARS = 5_000
@@ -48,7 +53,7 @@ def propose_update(
         fields={"app": app, "base_revision": app.revision},
         content={"update_of": str(app.pk), "base_revision": app.revision},
         same_as=(app.name, app.proposal.files),
-        same_message=f"files: identical to “{app.name}” rev {app.revision}; nothing to review",
+        same_message=f"files: identical to “{app.name}” v{app.revision}; nothing to review",
     )
     return services.propose_files(
         caller,
@@ -75,7 +80,11 @@ def revise_proposal(
     if previous.proposed_by_id != caller.pk:
         raise NotFound(f"Proposal {str(proposal_id)!r} not found", field="proposal_id")
     if previous.kind != Proposal.Kind.SNIPPET:
-        raise Invalid("proposal_id: only snippet proposals are revised", field="proposal_id")
+        raise Invalid(
+            "proposal_id: a repository proposal is revised by pushing the changes and proposing "
+            "the new pinned version to the same Room (propose_room_repo_app)",
+            field="proposal_id",
+        )
     # Checked here for a clear answer, and again under the lock when the revision is stored.
     if previous.status not in REVISABLE and previous.status != Proposal.Status.SUPERSEDED:
         raise Conflict(
@@ -110,6 +119,33 @@ def revise_proposal(
     )
 
 
+def card_files(proposal: Proposal) -> dict[str, str]:
+    """The files a card shows for review, which its line comments point into: a snippet's, or
+    what the Room runs of a repository version (its src/ folder), as it would show a snippet."""
+    if proposal.kind == Proposal.Kind.SNIPPET:
+        return proposal.files
+    assert proposal.repository_version is not None  # a database constraint
+    return version_app_files(proposal.repository_version)
+
+
+def how_to_revise(proposal: Proposal) -> str:
+    """What the proposer does to answer the owner's requested changes."""
+    following = proposal.iteration + 1
+    if proposal.kind == Proposal.Kind.REPO:
+        assert proposal.repository_version is not None  # a database constraint
+        return (
+            f"Push the changes to the repository {proposal.repository_version.repository.name}, "
+            "then propose the new pinned version to this Room with propose_room_repo_app "
+            f"(REST: POST /api/v1/rooms/{proposal.room_id}/proposals/repo): it continues this "
+            f"card as revision {following}."
+        )
+    return (
+        "Answer with revise_room_proposal (REST: POST "
+        f"/api/v1/proposals/{proposal.pk}/revisions), all files: revision {following} takes "
+        "this one's place on the card."
+    )
+
+
 def line_root(proposal: Proposal) -> Proposal:
     while proposal.previous is not None:
         proposal = proposal.previous
@@ -133,6 +169,7 @@ def line_of_work(proposal: Proposal) -> list[Proposal]:
 def comment_problems(proposal: Proposal, comments: list[dict]) -> tuple[list[dict], list[str]]:
     """Comments checked against the proposal's files: (clean comments, problems)."""
     clean, problems = [], []
+    files = card_files(proposal)
     if len(comments) > MAX_COMMENTS:
         return [], [f"comments: at most {MAX_COMMENTS}; send the rest with the next review"]
     for index, comment in enumerate(comments):
@@ -142,10 +179,10 @@ def comment_problems(proposal: Proposal, comments: list[dict]) -> tuple[list[dic
             continue
         path, body = comment.get("path"), comment.get("body")
         start, end = comment.get("line_start"), comment.get("line_end", comment.get("line_start"))
-        if not isinstance(path, str) or path not in proposal.files:
+        if not isinstance(path, str) or path not in files:
             problems.append(f"{where}.path: {path!r} is not a file of this proposal")
             continue
-        lines = proposal.files[path].count("\n") + 1
+        lines = files[path].count("\n") + 1
         if not (isinstance(start, int) and isinstance(end, int) and 1 <= start <= end <= lines):
             problems.append(f"{where}: lines {start!r}–{end!r} are not within 1–{lines} of {path}")
             continue
@@ -178,8 +215,6 @@ def request_changes(
         owner=owner, proposal_id=proposal_id, content_hash=content_hash
     )
     assert isinstance(owner, User)
-    if proposal.kind != Proposal.Kind.SNIPPET:
-        raise Invalid("Request changes is for snippet proposals; decline a version instead")
     clean, problems = comment_problems(proposal, comments or [])
     if problems:
         raise Invalid("; ".join(problems), field="comments")
@@ -222,11 +257,16 @@ def is_outdated(comment: ReviewComment, made_on: Proposal, latest: Proposal) -> 
     """A comment is outdated once a later revision changed the lines it is on."""
     if made_on.pk == latest.pk:
         return False
-    if comment.path not in latest.files:
-        return True
-    before = made_on.files[comment.path].split("\n")[comment.line_start - 1 : comment.line_end]
-    after = latest.files[comment.path].split("\n")[comment.line_start - 1 : comment.line_end]
-    return before != after
+    return not same_lines(
+        card_files(made_on), card_files(latest), comment.path, comment.line_start, comment.line_end
+    )
+
+
+def same_lines(before: dict, after: dict, path: str, start: int, end: int) -> bool:
+    """Lines start–end of `path` read the same in both sets of files."""
+    if path not in before or path not in after:
+        return False
+    return before[path].split("\n")[start - 1 : end] == after[path].split("\n")[start - 1 : end]
 
 
 def review_comments(chain: list[Proposal]) -> list[dict]:
@@ -271,4 +311,6 @@ def read_proposal(user: AnyUser, proposal_id) -> dict:
         {"proposal_id": str(p.pk), "revision": p.iteration, "status": p.status} for p in chain
     ]
     data["latest_proposal_id"] = str(chain[-1].pk)
+    if proposal.status == Proposal.Status.CHANGES_REQUESTED and chain[-1].pk == proposal.pk:
+        data["next_step"] = how_to_revise(proposal)
     return data

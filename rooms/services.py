@@ -179,8 +179,12 @@ def propose_repo_version(
     version = access.get_version_in_project(room.project, repository_id, version_id)
     check = runchecks.check_version(version)
     runchecks.refuse_unless_runnable(check)
-    update = repositories.repo_update_target(room, version)
-    target = Target(fields=update[0], content=update[1]) if update else None
+    # A version of a repository the Room runs an app from updates that app; one answering the
+    # owner's requested changes continues that card as its next revision.
+    extra, bound = repositories.repo_update_target(room, version) or ({}, {})
+    if (sent_back := repositories.open_repo_line(caller, room, version)) is not None:
+        extra = extra | {"previous": sent_back, "iteration": sent_back.iteration + 1}
+        bound = bound | {"revision_of": str(sent_back.pk), "iteration": sent_back.iteration + 1}
     content = {"kind": "repo", "name": name, "version_id": str(version.pk)}
     result = store_proposal(
         request,
@@ -189,11 +193,11 @@ def propose_repo_version(
             "kind": Proposal.Kind.REPO,
             "name": name,
             "repository_version": version,
-            "content_hash": canonical_hash(content | (target.content if target else {})),
+            "content_hash": canonical_hash(content | bound),
             "file_count": len(version.files),
             "total_bytes": sum(text_bytes(text or "") for text in version.files.values()),
             "run_summary": runchecks.summary(check)[:500],
-            **(target.fields if target else {}),
+            **extra,
         },
     )
     return with_warnings(result, check)
@@ -253,6 +257,10 @@ def insert_proposal(
             "agent": connection_handle(principal),
             "file_count": proposal.file_count,
             "total_bytes": proposal.total_bytes,
+            # What tells two proposals of one name apart in the owner's inbox.
+            "content_hash": proposal.content_hash,
+            "created_at": proposal.created_at.isoformat(),
+            "revision": proposal.iteration,
             "instance_id": str(proposal.app_id) if proposal.app_id else None,
             "base_revision": proposal.base_revision,
             "previous_proposal_id": str(proposal.previous_id) if proposal.previous_id else None,

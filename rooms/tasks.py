@@ -156,10 +156,16 @@ def next_step(proposal: Proposal, data: dict) -> str:
             reason = proposal.decision_note or "no reason given"
             return f"Declined by {who}: {reason}. Nothing is in the Room."
         case Proposal.Status.CHANGES_REQUESTED:
+            answer = (
+                "Answer with revise_room_proposal"
+                if proposal.kind == Proposal.Kind.SNIPPET
+                else "Push the changes, then propose the new pinned version to this Room with "
+                "propose_room_repo_app: it continues this card"
+            )
             return (
                 f"{who} requested changes ({len(data['comments'])} line comments in comments): "
-                f"{proposal.decision_note or 'see the comments'}. Answer with "
-                "revise_room_proposal; the revision is a task of its own."
+                f"{proposal.decision_note or 'see the comments'}. {answer}; the revision is a "
+                "task of its own."
             )
     latest = data["latest_proposal_id"]
     return f"A later revision ({latest}) took this proposal's place; it has a task of its own."

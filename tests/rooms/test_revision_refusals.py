@@ -21,7 +21,7 @@ from tests.rooms.helpers import changed, propose, update
 def repo_proposal(room, agent, files):
     repository = Repository.objects.create(project=room.project, name="timer")
     version = RepositoryVersion.objects.create(
-        repository=repository, commit_hash="a" * 40, files=files
+        repository=repository, commit_hash="a" * 40, files=files | {"README.md": "# Timer\n"}
     )
     return propose_repo_version(
         caller=agent,
@@ -59,7 +59,7 @@ def test_an_update_identical_to_the_running_revision_is_refused_as_unchanged(
     with pytest.raises(Invalid) as caught:
         update(app, agent, files)
     assert (caught.value.code, caught.value.field) == ("unchanged", "files")
-    assert caught.value.message == ("files: identical to “Standup timer” rev 1; nothing to review")
+    assert caught.value.message == ("files: identical to “Standup timer” v1; nothing to review")
 
 
 def test_the_owner_cannot_revise_the_agents_proposal(room, owner, agent, files):
@@ -106,7 +106,10 @@ def test_a_repository_proposal_is_not_revised(agent, files, repo_proposal):
     with pytest.raises(Invalid) as caught:
         revise(agent, repo_proposal, changed(files, "v2"))
     assert (caught.value.code, caught.value.field) == ("invalid", "proposal_id")
-    assert caught.value.message == "proposal_id: only snippet proposals are revised"
+    assert caught.value.message == (
+        "proposal_id: a repository proposal is revised by pushing the changes and proposing "
+        "the new pinned version to the same Room (propose_room_repo_app)"
+    )
     assert list(Proposal.objects.values_list("status", flat=True)) == ["pending"]
 
 
@@ -132,15 +135,16 @@ def test_a_revision_identical_to_the_one_it_revises_is_refused(room, agent, file
     assert proposal.is_pending
 
 
-def test_changes_are_not_requested_on_a_repository_proposal(owner, repo_proposal):
+def test_a_comment_on_a_repository_file_the_room_does_not_run_is_refused(owner, repo_proposal):
+    # A repository card reviews what the Room runs (src/): a comment points into those files.
+    comment = {"path": "README.md", "line_start": 1, "line_end": 1, "body": "Say more"}
     with pytest.raises(Invalid) as caught:
-        request_changes(owner=owner, proposal_id=repo_proposal.pk, summary="Smaller, please")
-    assert caught.value.code == "invalid"
-    assert caught.value.message == (
-        "Request changes is for snippet proposals; decline a version instead"
-    )
+        request_changes(owner=owner, proposal_id=repo_proposal.pk, comments=[comment])
+    assert (caught.value.code, caught.value.field) == ("invalid", "comments")
+    assert caught.value.message == "comments[0].path: 'README.md' is not a file of this proposal"
     repo_proposal.refresh_from_db()
     assert repo_proposal.is_pending and repo_proposal.decision_note == ""
+    assert not ReviewComment.objects.exists()
 
 
 def test_a_summary_of_exactly_one_thousand_characters_is_taken(room, owner, agent, files):
