@@ -83,7 +83,8 @@ def rollback(request, room_id, instance_id):
         return redirect("rooms:revisions", room_id=room_id, instance_id=instance_id)
     messages.success(
         request,
-        f"Rolled back: “{app.name}” is now rev {app.revision}, the content of rev {to_revision}.",
+        f"Rolled back: “{app.name}” is now v{app.revision}, the content of v{to_revision}; the tab "
+        "keeps its name.",
     )
     return redirect("rooms:revisions", room_id=room_id, instance_id=instance_id)
 
@@ -108,7 +109,7 @@ def revision_diff(older: AppRevision, newer: AppRevision):
 @require_GET
 @login_required
 def revisions(request, room_id, instance_id):
-    """An app's history, newest first: who proposed and approved each revision, and when."""
+    """An app's versions, newest first: who proposed and approved each, and when."""
     app = load_app(request, room_id, instance_id)
     history = list(
         app.revisions.select_related("proposal__proposed_by", "approved_by").order_by("-number")
@@ -132,7 +133,7 @@ def revisions(request, room_id, instance_id):
 @require_GET
 @login_required
 def revision_file(request, room_id, instance_id, number):
-    """One file of a revision, highlighted: what a revision page's unchanged files open to."""
+    """One file of an app's version, highlighted: what a version page's unchanged files open to."""
     try:
         _app, found = tabs.app_revision(request.user, room_id, instance_id, number)
     except NotFound:
@@ -147,7 +148,7 @@ def revision_file(request, room_id, instance_id, number):
 @require_GET
 @login_required
 def revision(request, room_id, instance_id, number):
-    """One revision, read-only, with its diff to the next one (or to the previous, if latest)."""
+    """One version of an app, read-only, with its diff to the next (or the previous, if latest)."""
     try:
         app, found = tabs.app_revision(request.user, room_id, instance_id, number)
     except NotFound:
@@ -161,6 +162,6 @@ def revision(request, room_id, instance_id, number):
         older = app.revisions.select_related("proposal").filter(number=number - 1).first()
     if older is not None:
         context["diff"] = revision_diff(older, newer)
-        context["diff_title"] = f"Changes from rev {older.number} to rev {newer.number}"
+        context["diff_title"] = f"Changes from v{older.number} to v{newer.number}"
     context["is_owner"] = app.room.is_owned_by(request.user)
     return render(request, "rooms/revision.html", context)

@@ -336,7 +336,7 @@ class AppRevision(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.name} rev {self.number}"
+        return f"{self.name} v{self.number}"
 
 
 class ReviewComment(models.Model):

@@ -30,8 +30,8 @@ def refuse_unless_current(app: LauncherApp, revision: int | None) -> None:
     """A decision made against `revision` of `app` stands only while it is the current one."""
     if revision != app.revision:
         raise Conflict(
-            f"“{app.name}” moved on to rev {app.revision} since you read rev {revision}; the "
-            f"card now shows the changes against rev {app.revision}. Review them and decide again",
+            f"“{app.name}” moved on to v{app.revision} since you read v{revision}; the "
+            f"card now shows the changes against v{app.revision}. Review them and decide again",
             code="stale_revision",
             field="base_revision",
         )
@@ -64,9 +64,12 @@ def add_app(proposal: Proposal, *, owner: User, at) -> LauncherApp:
     return app
 
 
-def replace_content(app: LauncherApp, proposal: Proposal, *, owner: User, at) -> None:
+def replace_content(
+    app: LauncherApp, proposal: Proposal, *, owner: User, at, keep_name: bool = False
+) -> None:
     app.proposal = proposal
-    app.name = proposal.name
+    if not keep_name:
+        app.name = proposal.name
     app.revision += 1
     set_build(app, proposal, owner=owner, at=at)
     app.save()
@@ -117,21 +120,21 @@ def owned_app(owner: AnyUser, room_id, instance_id, *, doing: str) -> LauncherAp
 def rollback_app(
     *, owner: AnyUser, room_id, instance_id, to_revision: int, expected_revision: int
 ) -> LauncherApp:
-    """A new revision with the content of `to_revision`: no review, the owner approved exactly
-    that content before. Refused if the app moved on from `expected_revision` meanwhile."""
+    """A new version with the content of `to_revision` and the tab's name unchanged: no review,
+    the owner approved exactly that content before. Refused if the app moved on from
+    `expected_revision` meanwhile."""
     app = owned_app(owner, room_id, instance_id, doing="roll back an app")
     assert isinstance(owner, User)  # the owner is signed in
     refuse_unless_current(app, expected_revision)
     target = app.revisions.select_related("proposal").filter(number=to_revision).first()
     if target is None or to_revision == app.revision:
         raise Invalid(
-            f"to_revision: “{app.name}” has no earlier revision {to_revision}; "
+            f"to_revision: “{app.name}” has no earlier version {to_revision}; "
             f"pick one of 1–{app.revision - 1}",
             field="to_revision",
         )
-    replace_content(app, target.proposal, owner=owner, at=timezone.now())
-    app.name = target.name
-    app.save(update_fields=["name"])
+    # The content goes back, not the tab's name: a rename since is the owner's, and stays.
+    replace_content(app, target.proposal, owner=owner, at=timezone.now(), keep_name=True)
     record_revision(app, target.proposal, owner=owner, created=False, rolled_back_to=target.number)
     return app
 

@@ -172,7 +172,7 @@ def test_the_inbox_opens_on_the_update_proposed_by_the_owners_agent(client):
     data = seed()
     client = logged_in(client, data)
     text = text_of(client.get("/"))
-    assert text.index("Standup timer update of rev 1") < text.index("Speaker shuffle")
+    assert text.index("Standup timer update of v1") < text.index("Speaker shuffle")
     assert "falcon-builder · Claude Code (demo)" in text
     assert "falcon-planner · Codex (demo)" in text
     card = client.get(f"/proposals/{data['update_proposal_id']}/").content.decode()

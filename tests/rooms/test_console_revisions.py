@@ -38,10 +38,10 @@ def test_an_update_card_shows_the_diff_against_the_approved_revision(
 ):
     proposal = update(app, agent, files, "v2")
     html = card(client, owner, proposal).content.decode()
-    assert "Changes since the approved revision (rev 1)" in html
+    assert "Changes since the approved version (v1)" in html
     assert "1 file changed" in html and "1 unchanged file" in html
     assert 'data-status="modified"' in html and "// v2" in html
-    assert "Approve and replace rev 1" in html
+    assert "Approve as v2, replacing v1" in html
     assert 'name="base_revision" value="1"' in html
     assert "Request changes" in html and "data-commentable" in html
     assert f'data-review-key="app-{app.pk}"' in html  # Viewed marks live per app
@@ -54,8 +54,8 @@ def test_a_stale_update_card_diffs_against_where_the_app_is_now(client, owner, a
     second = update(app, agent, files, "b")
     approve_proposal(owner=owner, proposal_id=first.pk)
     html = card(client, owner, second).content.decode()
-    assert "Changes since the approved revision (rev 2)" in html
-    assert "It was proposed against rev 1" in html
+    assert "Changes since the approved version (v2)" in html
+    assert "It was proposed against v1" in html
     client.post(
         reverse("rooms:approve", args=[second.pk]),
         {"content_hash": second.content_hash, "base_revision": "1"},
@@ -231,7 +231,7 @@ def test_a_revised_card_shows_changes_since_the_last_review(client, owner, agent
     ).proposal
     html = card(client, owner, revision).content.decode()
     assert "Changes since your last review (revision 1)" in html
-    assert "Changes since the approved revision (rev 1)" in html
+    assert "Changes since the approved version (v1)" in html
     assert "Revisions:" in html and "1 · changes requested" in html
     assert "Review comments (1)" in html and "hmm" in html
     old = card(client, owner, proposal).content.decode()
@@ -254,17 +254,17 @@ def test_history_lists_revisions_and_the_owner_rolls_back(client, owner, member,
     url = reverse("rooms:revisions", args=[app.room_id, app.pk])
     client.force_login(member)
     member_html = client.get(url).content.decode()
-    assert "rev 2" in member_html and "current" in member_html
+    assert "v2" in member_html and "current" in member_html
     assert "Roll back" not in member_html
     client.force_login(owner)
     html = client.get(url).content.decode()
-    assert "Roll back to rev 1" in html
+    assert "Roll back to v1" in html
     response = client.post(
         reverse("rooms:rollback", args=[app.room_id, app.pk]),
         {"to_revision": "1", "expected_revision": "2"},
         follow=True,
     )
-    assert "Rolled back: “Standup timer” is now rev 3, the content of rev 1." in (
+    assert "Rolled back: “Standup timer” is now v3, the content of v1; the tab keeps its name." in (
         response.content.decode()
     )
     stale = client.post(
@@ -272,7 +272,7 @@ def test_history_lists_revisions_and_the_owner_rolls_back(client, owner, member,
         {"to_revision": "1", "expected_revision": "2"},
         follow=True,
     )
-    assert "moved on to rev 3" in stale.content.decode()
+    assert "moved on to v3" in stale.content.decode()
     assert client.post(reverse("rooms:rollback", args=[app.room_id, app.pk]), {}).status_code == 400
     assert LauncherApp.objects.get(pk=app.pk).revision == 3
 
@@ -297,17 +297,17 @@ def test_a_revision_page_is_read_only_with_its_diff(client, owner, member, agent
     approve_proposal(owner=owner, proposal_id=update(app, agent, files, "v2").pk)
     client.force_login(member)
     first = client.get(reverse("rooms:revision", args=[app.room_id, app.pk, 1])).content.decode()
-    assert "Changes from rev 1 to rev 2" in first and "// v2" in first
+    assert "Changes from v1 to v2" in first and "// v2" in first
     latest = client.get(reverse("rooms:revision", args=[app.room_id, app.pk, 2]))
-    assert "It is the current revision." in latest.content.decode()
+    assert "It is the current version." in latest.content.decode()
     assert client.get(reverse("rooms:revision", args=[app.room_id, app.pk, 9])).status_code == 404
 
 
 def test_the_only_revision_has_no_diff(client, member, app):
     client.force_login(member)
     html = client.get(reverse("rooms:revision", args=[app.room_id, app.pk, 1])).content.decode()
-    assert "It is the current revision." in html
-    assert "Changes from rev" not in html and "// v2" not in html
+    assert "It is the current version." in html
+    assert "Changes from v" not in html and "// v2" not in html
 
 
 def test_strangers_see_no_history(client, stranger, app):

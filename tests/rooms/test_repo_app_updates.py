@@ -43,8 +43,8 @@ def test_a_new_version_updates_the_app_and_its_card_shows_the_diff(
 
     client.force_login(owner)
     html = client.get(reverse("rooms:proposal", args=[update.pk])).content.decode()
-    assert f"Changes since the approved revision (rev 1, {first.short_hash})" in html
-    assert "version two" in html and "Approve and replace rev 1" in html
+    assert f"Changes since the approved version (v1, {first.short_hash})" in html
+    assert "version two" in html and "Approve as v2, replacing v1" in html
 
     approve_proposal(owner=owner, proposal_id=update.pk)
     app.refresh_from_db()

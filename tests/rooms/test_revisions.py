@@ -45,7 +45,7 @@ def test_an_update_identical_to_the_current_revision_is_refused(app, agent, file
     with pytest.raises(Invalid) as caught:
         update(app, agent, files)
     assert caught.value.field == "files"
-    assert "identical to “Standup timer” rev 1; nothing to review" in caught.value.message
+    assert "identical to “Standup timer” v1; nothing to review" in caught.value.message
     assert not Proposal.objects.filter(app=app, status="pending").exists()
 
 
@@ -98,7 +98,7 @@ def test_an_update_of_an_app_that_moved_on_is_refused(app, owner, agent, files):
     with pytest.raises(Conflict) as caught:
         approve_proposal(owner=owner, proposal_id=second.pk)
     assert caught.value.code == "stale_revision"
-    assert "moved on to rev 2 since you read rev 1" in caught.value.message
+    assert "moved on to v2 since you read v1" in caught.value.message
     second.refresh_from_db()
     assert second.is_pending
     # Reviewed against where the app is now (the card's diff), the decision stands.

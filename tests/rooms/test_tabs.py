@@ -129,6 +129,20 @@ def test_rollback_is_a_new_revision_with_the_earlier_content(room, owner, agent,
     assert app.position == 0 and LauncherApp.objects.filter(room=room).count() == 3
 
 
+def test_a_rollback_after_a_rename_keeps_the_rename(room, owner, member, agent, files, apps):
+    app = apps[0]
+    update_and_approve(app, owner, agent, files, "v2")
+    call(rename_app, owner, app, name="Standup clock")
+    app = call(rollback_app, owner, app, to_revision=1, expected_revision=2)
+    # The content goes back to v1; the name is the owner's and stays.
+    assert app.revision == 3 and app.name == "Standup clock"
+    assert LauncherApp.objects.get(pk=app.pk).name == "Standup clock"
+    assert app.revisions.get(number=3).name == "Standup clock"
+    assert names(room, member)[0] == "Standup clock"
+    event = last_event(owner, room)
+    assert (event["type"], event["name"]) == ("app.rolled_back", "Standup clock")
+
+
 def test_rollback_refuses_a_moved_app_and_unknown_revisions(
     room, owner, member, agent, files, apps
 ):
@@ -175,8 +189,8 @@ def test_a_rollback_from_a_revision_the_app_left_names_both_revisions(owner, age
         call(rollback_app, owner, apps[0], to_revision=1, expected_revision=1)
     assert (caught.value.code, caught.value.field) == ("stale_revision", "base_revision")
     assert caught.value.message == (
-        "“Timer” moved on to rev 2 since you read rev 1; the card now shows the changes "
-        "against rev 2. Review them and decide again"
+        "“Timer” moved on to v2 since you read v1; the card now shows the changes "
+        "against v2. Review them and decide again"
     )
 
 
