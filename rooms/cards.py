@@ -1,8 +1,9 @@
-"""What a snippet card shows besides its files: what changed, its revisions and the review so far.
+"""What a card shows besides its files: what changed, its revisions and the review so far.
 
-An update shows "Changes since the approved revision (rev N)", N being the app's current
-revision (if the app moved on since the update was proposed, the diff is against where it is
-now, and the decision binds to that). A revision shows "Changes since your last review".
+An update shows "Changes since the approved version (vN)", N being the app's current version
+(if the app moved on since the update was proposed, the diff is against where it is now, and
+the decision binds to that). A revision shows "Changes since your last review". A line comment
+sits beside its line wherever the card shows that line as it was when commented on.
 """
 
 import hashlib
@@ -13,8 +14,10 @@ from osfoundry.http import MalformedJSON, parse_json
 from . import revisions
 from .diffs import diff_files
 from .filetree import file_tree
+from .highlight import file_anchor
 from .models import Proposal
-from .snippets import MAX_PATH_CHARS, version_app_files
+from .revisions import card_files
+from .snippets import MAX_PATH_CHARS
 
 # The longest review the card sends: MAX_COMMENTS comments of MAX_COMMENT_CHARS, every character
 # of a body and its path escaped to two (JSON.stringify writes a newline or a quote as \n, \"),
@@ -24,44 +27,69 @@ MAX_COMMENTS_JSON_CHARS = revisions.MAX_COMMENTS * (
 )
 
 
-def card_files(proposal: Proposal) -> dict[str, str]:
-    """The files a card shows for review: a snippet's, or what the Room runs of a repository
-    version (its src/ folder), as it would show a snippet."""
-    if proposal.kind == Proposal.Kind.SNIPPET:
-        return proposal.files
-    assert proposal.repository_version is not None  # a database constraint
-    return version_app_files(proposal.repository_version)
-
-
 def repo_review_context(proposal: Proposal) -> dict:
     version = proposal.repository_version
     assert version is not None
     files = card_files(proposal)
+    chain = revisions.line_of_work(proposal)
     context: dict = {
-        "line": [proposal],
-        "comments": [],
+        "line": chain,
+        "comments": placed_comments(proposal, chain),
         "diffs": [],
         "file_hashes": {path: file_hash(text) for path, text in files.items()},
         # Marks live per repository: a file keeps its mark in the next version while unchanged.
         "viewed_key": f"repo-{version.repository_id}",
     }
+    previous = proposal.previous
+    if previous is not None and previous.repository_version is not None:
+        old = previous.repository_version
+        title = f"Changes since your last review (revision {previous.iteration}, {old.short_hash})"
+        diff = version_diff(card_files(previous), files, old.pk, version.pk)
+        context["diffs"].append((title, diff))
     if proposal.is_update and proposal.app is not None:
         app = proposal.app
         current = app.proposal
-        context["base_revision"] = app.revision
-        context["stale_base"] = proposal.is_pending and app.revision != proposal.base_revision
+        update_context(context, proposal)
         old_version = current.repository_version
-        title = f"Changes since the approved revision (rev {app.revision}"
+        title = f"Changes since the approved version (v{app.revision}"
         title += f", {old_version.short_hash})" if old_version else ")"
-        # What the Room runs of each version (src/): hashed by version, which never changes.
-        diff = diff_files(
-            dict(card_files(current)),
-            dict(files),
-            old_hash=f"version-{old_version.pk if old_version else current.pk}",
-            new_hash=f"version-{version.pk}",
+        old_key = old_version.pk if old_version else current.pk
+        context["diffs"].append(
+            (title, version_diff(card_files(current), files, old_key, version.pk))
         )
-        context["diffs"] = [(title, diff)]
     return context
+
+
+def version_diff(before: dict, after: dict, old_key, new_key):
+    """What the Room runs of two versions (src/), hashed by version, which never changes."""
+    return diff_files(
+        dict(before), dict(after), old_hash=f"version-{old_key}", new_hash=f"version-{new_key}"
+    )
+
+
+def update_context(context: dict, proposal: Proposal) -> None:
+    """An update's versions: the app's current one, the one approving makes, and whether the
+    tab's name changes with it (a rename since is undone by approving a name proposed before)."""
+    app = proposal.app
+    assert app is not None
+    context["base_revision"] = app.revision
+    context["next_version"] = app.revision + 1
+    context["stale_base"] = proposal.is_pending and app.revision != proposal.base_revision
+    context["renames_tab"] = proposal.is_pending and proposal.name != app.name
+
+
+def placed_comments(proposal: Proposal, chain: list[Proposal]) -> list[dict]:
+    """The line of work's comments, each saying whether this card shows its lines as they were
+    when it was made (`on_card`: it sits beside them) and its file's line anchor prefix."""
+    comments = revisions.review_comments(chain)
+    shown = card_files(proposal)
+    files = {str(p.pk): card_files(p) for p in chain}
+    for comment in comments:
+        made_on = files[comment["proposal_id"]]
+        start, end = comment["line_start"], comment["line_end"]
+        comment["on_card"] = revisions.same_lines(made_on, shown, comment["path"], start, end)
+        comment["anchor"] = file_anchor(comment["path"])
+    return comments
 
 
 def file_hash(text: str | None) -> str:
@@ -74,7 +102,7 @@ def review_context(proposal: Proposal) -> dict:
     chain = revisions.line_of_work(proposal)
     context: dict = {
         "line": chain,
-        "comments": revisions.review_comments(chain),
+        "comments": placed_comments(proposal, chain),
         "file_hashes": {path: file_hash(text) for path, text in proposal.files.items()},
         # Viewed marks live per app (updates) or per line of work: a file keeps its mark in
         # the next revision while its content is the same.
@@ -97,11 +125,10 @@ def review_context(proposal: Proposal) -> dict:
     if proposal.is_update and proposal.app is not None:
         app = proposal.app
         current = app.proposal
-        context["base_revision"] = app.revision
-        context["stale_base"] = proposal.is_pending and app.revision != proposal.base_revision
+        update_context(context, proposal)
         diffs.append(
             (
-                f"Changes since the approved revision (rev {app.revision})",
+                f"Changes since the approved version (v{app.revision})",
                 diff_files(
                     current.files,
                     proposal.files,

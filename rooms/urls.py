@@ -6,6 +6,7 @@ app_name = "rooms"
 
 urlpatterns = [
     path("", views.inbox, name="inbox"),
+    path("rooms/", views.rooms_index, name="rooms"),
     path("rooms/<uuid:room_id>/", views.room_detail, name="room"),
     path("rooms/frame/", runtime_views.app_frame, name="app_frame"),
     path(

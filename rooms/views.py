@@ -4,8 +4,11 @@ Views only read and call services; every rule (who may see or decide what, exact
 content binding) lives in rooms/services.py. Domain errors map here, once, to HTTP.
 """
 
+from collections import Counter
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models import Count, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -32,15 +35,18 @@ def domain_error_status(error: DomainError) -> int:
 @login_required
 def inbox(request):
     filters = approvals.read_filters(request.user, request.GET)
-    pending = approvals.pending_for(request.user, filters)
-    # Read the Rooms' event sequences before the pending list (evaluated in the template): an
-    # event landing in between is then replayed by the feed, and the page skips duplicates.
+    # Read the Rooms' event sequences before the pending list: an event landing in between is
+    # then replayed by the feed, and the page skips duplicates.
     rooms = list(Room.objects.visible_to(request.user).select_related("project", "owner"))
+    pending = list(approvals.pending_for(request.user, filters))
+    names = Counter(proposal.name for proposal in pending)
     return render(
         request,
         "rooms/inbox.html",
         {
             "pending": pending,
+            # Rows that share a name say what differs: revision, time, size, content.
+            "shared_names": {name for name, count in names.items() if count > 1},
             "decided": approvals.recently_decided_for(request.user, filters),
             "filters": filters,
             "rooms": rooms,
@@ -49,6 +55,24 @@ def inbox(request):
         },
         status=400 if filters.errors else 200,
     )
+
+
+@require_GET
+@login_required
+def rooms_index(request):
+    """The navigation's "Rooms": every Room the person is in, with its tabs and what waits."""
+    rooms = (
+        Room.objects.visible_to(request.user)
+        .select_related("project", "owner")
+        .annotate(
+            tab_count=Count("apps", filter=Q(apps__position__isnull=False), distinct=True),
+            pending_count=Count(
+                "proposals", filter=Q(proposals__status=Proposal.Status.PENDING), distinct=True
+            ),
+        )
+        .order_by("project__name", "name")
+    )
+    return render(request, "rooms/rooms.html", {"rooms": rooms})
 
 
 @require_GET
@@ -89,7 +113,7 @@ def card_context(request, proposal: Proposal) -> dict:
         context |= cards.review_context(proposal)
     else:
         context |= cards.repo_review_context(proposal)
-    files = context["files"] = file_views(dict(cards.card_files(proposal)))
+    files = context["files"] = file_views(dict(revisions.card_files(proposal)))
     context["tree"] = cards.sidebar(files)
     # What third-party code comes in with the app, and for an update what that changes.
     packages = context["packages"] = services.app_packages(proposal)
@@ -139,7 +163,7 @@ def proposal_file(request, proposal_id):
     """One file's highlighted HTML, for large files the card renders only on demand: named by
     its anchor (`?file=f-…`, which any path has, whatever characters it holds) or its path."""
     proposal = load_proposal(request, proposal_id)
-    files = cards.card_files(proposal)
+    files = revisions.card_files(proposal)
     anchor = request.GET.get("file")
     path = request.GET.get("path", "")
     if anchor:
@@ -170,7 +194,10 @@ def decide(request, proposal_id, decision: str):
                 content_hash=content_hash,
                 reason=request.POST.get("reason", ""),
             )
-            messages.success(request, f"Declined: “{proposal.name}” will not be added.")
+            # Its colour is a decline's, never an approval's green (console.css .flash-declined).
+            messages.info(
+                request, f"Declined: “{proposal.name}” will not be added.", extra_tags="declined"
+            )
     except DomainError as error:
         status = domain_error_status(error)
         proposal = load_proposal(request, proposal_id)
@@ -200,10 +227,11 @@ def request_changes(request, proposal_id):
         context["summary"] = request.POST.get("summary", "")
         return render(request, "rooms/card.html", context, status=domain_error_status(error))
     count = proposal.comments.count()
-    messages.success(
+    messages.info(
         request,
         f"Changes requested on “{proposal.name}” ({count} comment{'s' if count != 1 else ''}): "
         "the agent reads them and sends a revision, which appears on this card.",
+        extra_tags="changes_requested",
     )
     return redirect("rooms:proposal", proposal_id=proposal_id)
 
@@ -222,6 +250,14 @@ def repository_version(request, repository_id, version_id):
     if selected and selected not in version.files:
         raise Http404("No such file in this version")
     shown = file_views({selected: version.files[selected]}, render_large=True) if selected else []
+    # The cards that showed this version, back to the one the owner came from (?card=…).
+    cards_of = list(
+        Proposal.objects.for_owner(request.user)
+        .filter(repository_version=version)
+        .select_related("room")
+        .order_by("-created_at")
+    )
+    came_from = next((p for p in cards_of if str(p.pk) == request.GET.get("card", "")), None)
     return render(
         request,
         "rooms/version.html",
@@ -232,6 +268,8 @@ def repository_version(request, repository_id, version_id):
             "selected": selected,
             "readme": readme_html(version),
             "file": shown[0] if shown else None,
+            "came_from": came_from,
+            "cards_of": cards_of,
         },
     )
 

@@ -1,5 +1,5 @@
 // The review card: file filter, collapse/expand, "Viewed" marks, large files on demand, the
-// "Wrap lines" toggle, and a confirmation naming the files the owner never opened.
+// "Wrap lines" toggle, and one question before approving files not marked viewed.
 (function () {
   "use strict";
 
@@ -41,20 +41,13 @@
     }
   }
 
-  // Files whose content has been on screen on this page (or that the owner marked Viewed).
-  const seen = new Set();
-
-  function noteSeen(file) {
-    if (!file.classList.contains("is-collapsed") && !file.hasAttribute("data-unloaded")) {
-      seen.add(file);
-    }
-  }
-
   function setCollapsed(file, collapsed) {
     file.classList.toggle("is-collapsed", collapsed);
     const toggle = file.querySelector("[data-file-toggle]");
-    if (toggle) toggle.setAttribute("aria-expanded", String(!collapsed));
-    noteSeen(file);
+    if (toggle) {
+      toggle.setAttribute("aria-expanded", String(!collapsed));
+      toggle.setAttribute("aria-label", `${collapsed ? "Expand" : "Collapse"} ${file.dataset.path}`);
+    }
   }
 
   function updateCount() {
@@ -72,15 +65,10 @@
     const checkbox = file.querySelector("[data-viewed]");
     const toggle = file.querySelector("[data-file-toggle]");
     if (toggle) toggle.addEventListener("click", () => setCollapsed(file, !file.classList.contains("is-collapsed")));
-    noteSeen(file);
     if (checkbox) {
       checkbox.checked = viewed.has(path);
-      if (checkbox.checked) {
-        seen.add(file);
-        setCollapsed(file, true);
-      }
+      if (checkbox.checked) setCollapsed(file, true);
       checkbox.addEventListener("change", () => {
-        if (checkbox.checked) seen.add(file);
         if (checkbox.checked) viewed.add(path);
         else viewed.delete(path);
         setCollapsed(file, checkbox.checked);
@@ -131,7 +119,7 @@
         body.replaceChildren(box);
         const file = body.closest("[data-file]");
         file.removeAttribute("data-unloaded");
-        noteSeen(file);
+        file.dispatchEvent(new CustomEvent("osf:file-loaded", { bubbles: true }));
       } catch (error) {
         link.textContent = `Could not load (${error.message}); retry`;
       }
@@ -171,29 +159,68 @@
     });
   }
 
-  // Approving code nobody opened: say which files, and why they were not shown.
-  function unseenFiles() {
-    return files
-      .filter((file) => !seen.has(file))
-      .map((file) => {
-        const reason = file.hasAttribute("data-unloaded") ? `: not loaded (${file.dataset.reason})` : ": never expanded";
-        return `• ${file.dataset.path}${reason}`;
-      });
+  // Approving with files not marked viewed asks once, naming them (and why a file was never
+  // shown: a large one not loaded). The dialog is the page's own: "Keep reviewing" goes back to
+  // the first such file, "Approve anyway" sends the approval.
+  function unviewedFiles() {
+    const found = new Map(); // one entry per mark: a file shown twice is one file
+    files.forEach((file) => {
+      const mark = markOf(file);
+      if (viewed.has(mark) || found.has(mark)) return;
+      const reason = file.hasAttribute("data-unloaded") ? ` (not loaded: ${file.dataset.reason})` : "";
+      found.set(mark, { file, text: `${file.dataset.path}${reason}` });
+    });
+    return Array.from(found.values());
   }
 
-  const approveForm = review.querySelector("[data-approve-form]");
-  if (approveForm) {
+  const approveForm = document.querySelector("[data-approve-form]");
+  const confirmDialog = document.querySelector("[data-approve-confirm]");
+  let approvedAnyway = false;
+  if (approveForm && confirmDialog) {
+    const title = confirmDialog.querySelector("[data-approve-confirm-title]");
+    const list = confirmDialog.querySelector("[data-approve-confirm-files]");
     approveForm.addEventListener("submit", (event) => {
-      const unseen = unseenFiles();
-      if (!unseen.length) return;
-      const count = unseen.length === 1 ? "This file was" : `These ${unseen.length} files were`;
-      const question = `${count} never opened on this card:\n${unseen.join("\n")}\n\nApprove and create anyway? The Room will run them as they are.`;
-      if (!window.confirm(question)) event.preventDefault();
+      const unviewed = unviewedFiles();
+      if (approvedAnyway || !unviewed.length) return;
+      event.preventDefault();
+      title.textContent = `${unviewed.length} of ${marks.size} file${marks.size === 1 ? "" : "s"} not viewed — approve anyway?`;
+      list.replaceChildren(
+        ...unviewed.slice(0, 12).map(({ file, text }) => {
+          const item = document.createElement("li");
+          const link = document.createElement("a");
+          link.href = `#${file.id}`;
+          link.textContent = text;
+          link.addEventListener("click", () => confirmDialog.close());
+          item.append(link);
+          return item;
+        })
+      );
+      if (unviewed.length > 12) {
+        const more = document.createElement("li");
+        more.textContent = `and ${unviewed.length - 12} more`;
+        list.append(more);
+      }
+      confirmDialog.dataset.files = String(unviewed.length);
+      confirmDialog.showModal();
+    });
+    confirmDialog.querySelector("[data-approve-confirm-yes]").addEventListener("click", () => {
+      approvedAnyway = true;
+      confirmDialog.close();
+      approveForm.requestSubmit();
+    });
+    confirmDialog.querySelector("[data-approve-confirm-back]").addEventListener("click", () => {
+      confirmDialog.close();
+      const first = unviewedFiles()[0];
+      if (!first) return;
+      setCollapsed(first.file, false);
+      first.file.scrollIntoView({ block: "start" });
+      const box = first.file.querySelector("[data-viewed]");
+      (box || first.file.querySelector(".file-path") || first.file).focus({ preventScroll: true });
     });
   }
 
   // One click is one decision; the server refuses a second anyway.
-  review.querySelectorAll("form").forEach((form) => {
+  document.querySelectorAll("[data-review] form, #decision form").forEach((form) => {
     form.addEventListener("submit", (event) => {
       if (event.defaultPrevented) return;
       form.querySelectorAll("button[type=submit]").forEach((button) => (button.disabled = true));

@@ -58,6 +58,13 @@
         tr.append(cell("td", "diff-num"), cell("td", "diff-line", row.cells[1]));
         tr.cells[1].colSpan = 3;
         out.append(tr);
+      } else if (row.hasAttribute("data-inline-comment")) {
+        // A line comment (comments.js) stays under its line, across both sides.
+        flush();
+        const copy = row.cloneNode(true);
+        copy.querySelectorAll("[id]").forEach((el) => el.removeAttribute("id"));
+        copy.cells[0].colSpan = 4;
+        out.append(copy);
       } else if (row.classList.contains("diff-context")) {
         flush();
         out.append(splitRow(row.dataset.path, row, row, "context"));
@@ -75,6 +82,10 @@
   function buildSplit(unified) {
     const box = document.createElement("div");
     box.className = "diff-code diff-split hl";
+    // A scrolling box a keyboard can reach, named as its unified twin.
+    box.tabIndex = 0;
+    box.setAttribute("role", "region");
+    box.setAttribute("aria-label", unified.getAttribute("aria-label") || "Changes");
     const table = document.createElement("table");
     table.className = "diff-table";
     // A fixed layout takes its widths from the first row, a hunk header: name them here.

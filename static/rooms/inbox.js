@@ -1,5 +1,6 @@
 // "Needs your approval": new proposals appear live (within the filters); decided ones move to
-// "Recently decided". The count in the title and badge comes from the feed (notify.js).
+// "Recently decided". The count in the title and badge comes from the feed (notify.js). Rows
+// that share a name say what differs (revision, time, size, content hash), as the server does.
 (function () {
   "use strict";
 
@@ -38,6 +39,34 @@
 
   function syncEmptyState() {
     if (emptyState) emptyState.hidden = rows.children.length > 0;
+    showDifferences();
+  }
+
+  function differences(row) {
+    const detail = document.createElement("span");
+    detail.className = "row-detail";
+    detail.dataset.rowDetail = "";
+    const when = new Date(row.dataset.created);
+    const month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    const pad = (n) => String(n).padStart(2, "0");
+    const time = Number.isNaN(when.getTime())
+      ? ""
+      : `${month[when.getUTCMonth()]} ${when.getUTCDate()}, ${pad(when.getUTCHours())}:${pad(when.getUTCMinutes())} UTC · `;
+    const hash = document.createElement("code");
+    hash.textContent = row.dataset.hash || "";
+    detail.append(`revision ${row.dataset.revision || 1} · ${time}${formatSize(Number(row.dataset.bytes))} · content `, hash);
+    return detail;
+  }
+
+  function showDifferences() {
+    const counts = new Map();
+    Array.from(rows.children).forEach((row) => counts.set(row.dataset.name, (counts.get(row.dataset.name) || 0) + 1));
+    Array.from(rows.children).forEach((row) => {
+      const detail = row.querySelector("[data-row-detail]");
+      const shared = counts.get(row.dataset.name) > 1;
+      if (shared && !detail && row.cells[2]) row.cells[2].appendChild(differences(row));
+      else if (!shared && detail) detail.remove();
+    });
   }
 
   function addRow(roomName, event) {
@@ -45,6 +74,11 @@
     const row = document.createElement("tr");
     row.dataset.proposalId = event.proposal_id;
     row.className = "is-new";
+    row.dataset.name = typeof event.name === "string" ? event.name : "";
+    row.dataset.revision = String(Number.isInteger(event.revision) ? event.revision : 1);
+    row.dataset.created = typeof event.created_at === "string" ? event.created_at : "";
+    row.dataset.bytes = String(typeof event.total_bytes === "number" ? event.total_bytes : "");
+    row.dataset.hash = typeof event.content_hash === "string" ? event.content_hash.slice(0, 8) : "";
     const room = cell("");
     room.appendChild(window.osfFeed.nameElement(roomName));
     row.appendChild(room);
@@ -69,7 +103,7 @@
     link.appendChild(window.osfFeed.nameElement(event.name));
     name.appendChild(link);
     const labels = [];
-    if (Number.isInteger(event.base_revision)) labels.push(`update of rev ${event.base_revision}`);
+    if (Number.isInteger(event.base_revision)) labels.push(`update of v${event.base_revision}`);
     if (window.osfFeed.isUuid(event.previous_proposal_id)) labels.push("revision");
     labels.forEach((text) => {
       const label = document.createElement("span");
@@ -109,7 +143,7 @@
       .slice(0, 3)
       .forEach((td) => {
         const copy = td.cloneNode(true);
-        copy.querySelectorAll(".muted").forEach((label) => label.remove());
+        copy.querySelectorAll(".muted, [data-row-detail]").forEach((label) => label.remove());
         row.appendChild(copy);
       });
     const outcome = cell("");

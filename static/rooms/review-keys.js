@@ -1,5 +1,5 @@
 // The review card from the keyboard, as on GitHub: j / k next and previous file, v marks the
-// current file viewed, t jumps to the file filter, ? lists the keys. The file in view is marked
+// current file viewed, t jumps to the file filter, d to the decision, ? lists the keys. The file in view is marked
 // in the tree. Keys do nothing while typing in a field, or with Ctrl, Alt or Cmd held.
 (function () {
   "use strict";
@@ -16,8 +16,19 @@
     review.querySelectorAll("[data-file-list] li[data-path]").forEach((item) => {
       const on = Boolean(file) && item.dataset.path === file.dataset.path;
       item.classList.toggle("current", on);
-      if (on) item.scrollIntoView({ block: "nearest" });
+      if (on) showInTree(item);
     });
+  }
+
+  // The tree scrolls to its current file by itself; the page never moves for it (on a phone
+  // the tree is above the code, and scrolling the page there would take the reader away).
+  function showInTree(item) {
+    const list = item.closest("[data-file-list]");
+    if (!list || list.scrollHeight <= list.clientHeight) return;
+    const outer = list.getBoundingClientRect();
+    const inner = item.getBoundingClientRect();
+    if (inner.top < outer.top) list.scrollTop -= outer.top - inner.top;
+    else if (inner.bottom > outer.bottom) list.scrollTop += inner.bottom - outer.bottom;
   }
 
   function go(step) {
@@ -64,6 +75,11 @@
       if (!filter) return;
       event.preventDefault(); // not a "t" in the field
       filter.focus();
+    } else if (event.key === "d" && document.getElementById("decision")) {
+      // The decision panel, its first button focused: Tab on to Request changes and Decline.
+      const decision = document.getElementById("decision");
+      decision.scrollIntoView({ block: "nearest" });
+      (decision.querySelector("[data-approve]") || decision).focus();
     } else if (event.key === "?" && help) {
       help.showModal();
     } else return;

@@ -4,6 +4,9 @@
 // opens it again. The bar follows the WAI-ARIA tabs pattern: one tab in the Tab order, arrow
 // keys and Home/End move between tabs, Enter or Space opens the focused one.
 //
+// The Room opens the app its person used last here (remembered in this browser, per Room), so
+// the page never shows an empty stage; closing an app forgets it.
+//
 // Hook for the app runtime: selecting a tab dispatches "launcher:open" on the [data-room]
 // element with {instanceId, appArea}; the runtime mounts the app into [data-app-area].
 (function () {
@@ -20,6 +23,24 @@
   let openId = null;
 
   const tabs = () => Array.from(launcher.querySelectorAll("[role=tab]"));
+  const lastKey = `osf-last-app:${root.dataset.roomId}`;
+
+  function remember(instanceId) {
+    try {
+      if (instanceId) localStorage.setItem(lastKey, instanceId);
+      else localStorage.removeItem(lastKey);
+    } catch (_error) {
+      // Private mode or full storage: the Room opens with its hint instead.
+    }
+  }
+
+  function remembered() {
+    try {
+      return localStorage.getItem(lastKey);
+    } catch (_error) {
+      return null;
+    }
+  }
   const appUrl = (instanceId) => root.dataset.appUrl.replace(zero, instanceId);
 
   function rove(focusable) {
@@ -31,6 +52,7 @@
     rove(tab);
     tab.classList.remove("is-updated");
     openId = tab.dataset.instanceId;
+    remember(openId);
     if (updatedNote) updatedNote.hidden = true;
     if (push && location.pathname !== new URL(tab.href).pathname) {
       history.pushState({ instanceId: openId }, "", tab.href);
@@ -85,6 +107,7 @@
   window.addEventListener("popstate", openFromUrl);
   root.addEventListener("launcher:closed", () => {
     deselect();
+    remember(null);
     if (location.pathname !== root.dataset.roomUrl) history.pushState({}, "", root.dataset.roomUrl);
   });
   if (updatedNote) {
@@ -153,7 +176,7 @@
     const history = document.createElement("a");
     history.href = `${appUrl(event.instance_id)}revisions/`;
     history.dataset.revisionLink = "";
-    history.textContent = `rev ${event.revision || 1}`;
+    history.textContent = `v${event.revision || 1}`;
     revision.appendChild(history);
     row.appendChild(revision);
     const stateCell = td("");
@@ -190,7 +213,7 @@
     setName(event.instance_id, event.name);
     tab.dataset.revision = String(event.revision);
     const link = byInstance(appRows, event.instance_id)?.querySelector("[data-revision-link]");
-    if (link) link.textContent = `rev ${event.revision}`;
+    if (link) link.textContent = `v${event.revision}`;
     // An open app is never yanked: its person chooses when to run the new revision.
     if (event.instance_id === openId && updatedNote) updatedNote.hidden = false;
     else tab.classList.add("is-updated");
@@ -235,4 +258,13 @@
   rove(tabs().find((tab) => tab.getAttribute("aria-selected") === "true") || tabs()[0]);
   // After every deferred script: the runtime (launcher.js) listens for "launcher:open" by then.
   if (root.dataset.openInstanceId) document.addEventListener("DOMContentLoaded", openFromUrl);
+  else {
+    const last = byInstance(launcher, remembered());
+    if (last) {
+      document.addEventListener("DOMContentLoaded", () => {
+        history.replaceState({ instanceId: last.dataset.instanceId }, "", last.href);
+        selectTab(last, { push: false });
+      });
+    }
+  }
 })();

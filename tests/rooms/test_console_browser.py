@@ -158,6 +158,10 @@ def test_proposal_reaches_the_inbox_then_the_member_tab_bar_live(
     screenshot(card, "card.png")
 
     card.get_by_role("button", name="Approve and create").click()
+    # One of the two files not marked viewed: the card asks once.
+    confirm = card.locator("[data-approve-confirm]")
+    expect(confirm.get_by_role("heading")).to_have_text("1 of 2 files not viewed — approve anyway?")
+    confirm.get_by_role("button", name="Approve anyway").click()
     expect(card.locator("[data-decided]")).to_contain_text("Approved by owner on")
 
     tab = room_page.locator("[data-launcher] [role=tab]", has_text="Standup timer")
@@ -186,6 +190,7 @@ def test_decline_path(uvicorn_server, browser, people, agent_token, files):
     link = inbox.locator("[data-pending-rows] a", has_text="Standup timer")
     expect(link).to_be_visible()
     link.click()
+    inbox.get_by_text("Decline…").click()
     inbox.fill("#decline-reason", "Please use the design tokens")
     inbox.get_by_role("button", name="Decline").click()
     expect(inbox.locator("[data-decided]")).to_contain_text("Declined by owner on")
@@ -232,6 +237,7 @@ def test_html_and_script_in_a_proposal_render_inert(
     expect(inbox.locator(".file-path", has_text="<img src=x")).to_have_count(1)
     assert inbox.locator(".review-main img, .review-main script").count() == 0
     inbox.get_by_role("button", name="Approve and create").click()
+    inbox.get_by_role("button", name="Approve anyway").click()
     expect(inbox.locator("[data-decided]")).to_be_visible()
     expect(room_page.locator("[role=tab]", has_text="<img src=x")).to_be_visible()
     assert room_page.locator("[data-launcher] img").count() == 0

@@ -197,8 +197,14 @@ def test_decided_card_stays_readable_for_the_owner(client, owner, room, agent, f
     client.force_login(owner)
     client.post(approve_url(proposal), {"content_hash": proposal.content_hash})
     html = client.get(reverse("rooms:proposal", args=[proposal.pk])).content.decode()
-    assert "Review all proposed files (2)" in html
+    # Every file still there, under a heading that no longer asks for a review.
+    assert "Proposed files (2)" in html and "Review all proposed files" not in html
+    assert html.count("data-file ") == 2
+    # The decision first, its buttons gone.
+    assert html.index("data-decision-banner") < html.index("data-review ")
     assert "Approved by <strong><bdi>owner</bdi></strong>" in html
+    assert "Approve and create" not in html and "data-decline" not in html
+    assert "data-viewed" not in html
 
 
 def test_proposing_agent_reads_the_decline_reason_through_the_api(

@@ -48,7 +48,7 @@ def test_repo_card_reviews_the_files_the_room_runs_and_links_to_the_version(
     html = client.get(reverse("rooms:proposal", args=[repo_proposal.pk])).content.decode()
     assert "Review repository code before approving" in html
     assert "This path does not build or deploy a bundle." in html
-    assert f'href="{version_url(version)}"' in html
+    assert f'href="{version_url(version)}?card={repo_proposal.pk}"' in html
     assert COMMIT in html
     assert "Approve and create" in html and "Decline" in html
     # The snippet card's review tools, on what the Room runs (src/): not the README or logo.
@@ -57,7 +57,7 @@ def test_repo_card_reviews_the_files_the_room_runs_and_links_to_the_version(
     assert 'data-path="src/App.tsx"' in html and 'data-path="README.md"' not in html
     assert '<div class="hl">' in html
     assert f'data-review-key="repo-{version.repository_id}"' in html
-    assert "Request changes" not in html  # line comments are a snippet's loop
+    assert "Request changes" in html and "data-commentable" in html  # as on a snippet card
 
 
 def test_version_page_shows_a_folder_tree_author_message_and_a_safe_readme(

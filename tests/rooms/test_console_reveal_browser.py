@@ -1,8 +1,9 @@
 """In headless Chromium: the card shows what runs. Hidden characters as visible, named markers
 with a banner, a long line one click away that scrolls inside its box or wraps on request (the
-choice remembered), no page wider than a 390 px phone, and a confirmation before approving files
-never opened. Screenshots (desktop 1280 and phone 390) land in artifacts/."""
+choice remembered), no page wider than a 390 px phone, and one question before approving files
+not marked viewed. Screenshots (desktop 1280 and phone 390) land in artifacts/."""
 
+import re
 from pathlib import Path
 
 import httpx
@@ -112,7 +113,7 @@ def test_a_long_line_loads_in_one_click_scrolls_in_its_box_and_wraps_on_request(
     screenshot(page, "card-long-line-desktop.png")
     page.reload()
     expect(page.get_by_label("Wrap lines")).to_be_checked()
-    expect(page.locator("[data-review]")).to_have_class("review is-wrapped")
+    expect(page.locator("[data-review]")).to_have_class(re.compile(r"\bis-wrapped\b"))
     page.get_by_label("Wrap lines").uncheck()
     page.reload()
     expect(page.get_by_label("Wrap lines")).not_to_be_checked()
@@ -150,28 +151,35 @@ def test_no_page_is_wider_than_a_390px_phone(browser, live_server_url, room, own
     desktop.context.close()
 
 
-def test_approving_asks_to_confirm_the_files_never_opened(
+def test_approving_asks_once_naming_the_files_not_viewed(
     browser, live_server_url, room, owner, agent
 ):
     proposal = propose(room, agent, case_files("large-file"), name="Large file")
     page = new_page(browser, live_server_url, owner, DESKTOP)
     page.goto(f"{live_server_url}/proposals/{proposal.pk}/")
     page.get_by_role("button", name="Approve and create").click()
+    # The page's own question, naming the files not viewed and why the large one never showed.
+    question = page.locator("[data-approve-confirm]")
+    expect(question.get_by_role("heading")).to_have_text(
+        re.compile(r"^\d+ of \d+ files not viewed — approve anyway\?$")
+    )
+    expect(question.locator("li", has_text="src/data.ts")).to_have_text(
+        "src/data.ts (not loaded: large file: 180 KB)"
+    )
+    question.get_by_role("button", name="Keep reviewing").click()
     expect(page.locator("[data-approve]")).to_be_enabled()
-    assert page.dialogs == [
-        "This file was never opened on this card:\n"
-        "• src/data.ts: not loaded (large file: 180 KB)\n\n"
-        "Approve and create anyway? The Room will run them as they are."
-    ]
+    assert page.dialogs == []
     proposal.refresh_from_db()
     assert proposal.status == Proposal.Status.PENDING
 
     data = page.locator('[data-file][data-path="src/data.ts"]')
     data.get_by_role("link", name="Load file").click()
     expect(data.locator(".code")).to_be_visible()
+    for viewed in page.locator("[data-viewed]").all():
+        viewed.check()
     page.get_by_role("button", name="Approve and create").click()
     expect(page.locator("[data-decided]")).to_contain_text("Approved by owner on")
-    assert len(page.dialogs) == 1
+    assert page.dialogs == []
     proposal.refresh_from_db()
     assert proposal.status == Proposal.Status.APPROVED
     page.context.close()

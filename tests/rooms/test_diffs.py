@@ -235,13 +235,17 @@ def test_the_partial_renders_files_lines_and_the_collapsed_unchanged_files():
     del new["src/f13.ts"]
     page = render_to_string(
         "rooms/_diff.html",
-        {"diff": diff(old, new), "diff_title": "Changes since the approved revision (rev 2)"},
+        {
+            "diff": diff(old, new),
+            "diff_title": "Changes since the approved version (v2)",
+            "reviewing": True,
+        },
     )
-    assert "Changes since the approved revision (rev 2)" in page
+    assert "Changes since the approved version (v2)" in page
     assert 'data-diff-view="unified" aria-pressed="true"' in page
     assert 'data-diff-view="split"' in page
     assert "13 unchanged files" in page
-    assert re.search(r'data-path="src/app.ts" data-line="9"', page)
+    assert re.search(r'data-path="src/app.ts" id="d-[0-9a-f]{12}-9" data-line="9"', page)
     assert 'data-path="src/f13.ts" data-old-line="1"' in page  # a removed file shows its lines
     sections = re.findall(r'<section class="file diff-file[^"]*"[^>]*data-status="(\w+)"', page)
     assert sorted(sections) == ["added", "modified", "removed"]

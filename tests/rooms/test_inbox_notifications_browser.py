@@ -44,6 +44,7 @@ def decline_on_card(page, base, proposal_id, reason="Not now"):
     from playwright.sync_api import expect
 
     page.goto(f"{base}/proposals/{proposal_id}/")
+    page.get_by_text("Decline…").click()
     page.fill("#decline-reason", reason)
     page.get_by_role("button", name="Decline").click()
     expect(page.locator("[data-decided]")).to_contain_text("Declined by owner on")
@@ -61,7 +62,7 @@ def test_the_title_and_badge_carry_the_pending_count_live_on_every_page(
     wait_for_feed(page)
     created = propose_via_api(uvicorn_server, agent_token, room, files, key="title-key-1")
     expect(page).to_have_title("(1) Team Falcon · osFoundry")
-    expect(page.locator("[data-pending-count]")).to_have_text("1")
+    expect(page.locator(".mainnav [data-pending-count]")).to_have_text("1")
 
     page.goto(f"{uvicorn_server}/")
     expect(page).to_have_title("(1) Needs your approval · osFoundry")
@@ -72,7 +73,7 @@ def test_the_title_and_badge_carry_the_pending_count_live_on_every_page(
     other_tab = page.context.new_page()
     decline_on_card(other_tab, uvicorn_server, created["proposal_id"])
     expect(page).to_have_title("(1) Needs your approval · osFoundry")
-    expect(page.locator("[data-pending-count]")).to_have_text("1")
+    expect(page.locator(".mainnav [data-pending-count]")).to_have_text("1")
 
 
 def test_one_websocket_per_tab_follows_every_room(
@@ -199,7 +200,7 @@ def test_desktop_notifications_are_opt_in_per_browser(
     expect(page.locator("[data-desktop-state]")).to_have_text("Off in this browser.")
     wait_for_feed(page)
     propose_via_api(uvicorn_server, agent_token, people["room"], files, key="desk-key-1")
-    expect(page.locator("[data-pending-count]")).to_have_text("1")
+    expect(page.locator(".mainnav [data-pending-count]")).to_have_text("1")
     assert page.locator("html").get_attribute("data-shown") is None  # not opted in yet
 
     page.get_by_role("button", name="Turn on").click()
@@ -207,7 +208,7 @@ def test_desktop_notifications_are_opt_in_per_browser(
     created = propose_via_api(
         uvicorn_server, agent_token, people["room"], {"d.txt": "d"} | files, key="desk-key-2"
     )
-    expect(page.locator("[data-pending-count]")).to_have_text("2")
+    expect(page.locator(".mainnav [data-pending-count]")).to_have_text("2")
     shown = json.loads(page.locator("html").get_attribute("data-shown"))
     assert shown == [
         {

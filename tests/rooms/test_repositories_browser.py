@@ -74,7 +74,6 @@ def test_agent_pushes_proposes_owner_reviews_approves_and_the_app_runs(
     )
 
     owner = login(browser, uvicorn_server, "owner")
-    owner.on("dialog", lambda dialog: dialog.accept())
     owner.goto(proposal["review_url"])
     files = owner.locator("[data-file-list] li[data-path]")
     expect(files).to_have_count(2)
@@ -94,6 +93,7 @@ def test_agent_pushes_proposes_owner_reviews_approves_and_the_app_runs(
     owner.go_back()
 
     owner.get_by_role("button", name="Approve and create").click()
+    owner.get_by_role("button", name="Approve anyway").click()  # one of two files viewed
     expect(owner.locator("[data-decided]")).to_contain_text("Approved by owner on")
     app = LauncherApp.objects.get(room=room)
     owner.goto(f"{uvicorn_server}/rooms/{room.pk}/apps/{app.pk}/")
@@ -123,11 +123,12 @@ def test_agent_pushes_proposes_owner_reviews_approves_and_the_app_runs(
         },
     )
     owner.goto(update["review_url"])
-    expect(owner.get_by_text("Changes since the approved revision (rev 1")).to_be_visible()
+    expect(owner.get_by_text("Changes since the approved version (v1")).to_be_visible()
     expect(owner.locator("[data-file-list] li")).to_have_count(1)
     expect(owner.locator("[data-file-list] li")).to_contain_text("src/parts/Greeting.tsx")
     both_widths(owner, "repo-update-card")
-    owner.get_by_role("button", name="Approve and replace rev 1").click()
+    owner.get_by_role("button", name="Approve as v2, replacing v1").click()
+    owner.get_by_role("button", name="Approve anyway").click()  # its file not marked viewed
     expect(owner.locator("[data-decided]")).to_contain_text("Approved by owner on")
     owner.goto(f"{uvicorn_server}/rooms/{room.pk}/apps/{app.pk}/")
     expect(owner.frame_locator(FRAME).locator("p")).to_have_text("Welcome back, Room")

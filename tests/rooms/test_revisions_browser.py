@@ -72,6 +72,8 @@ def mcp(server, token, name, arguments):
 def approve_on_card(page, url, button):
     page.goto(url)
     page.get_by_role("button", name=button).click()
+    # No file marked viewed: the card asks once.
+    page.get_by_role("button", name="Approve anyway").click()
     expect(page.locator("[data-decided]")).to_contain_text("Approved by owner on")
 
 
@@ -111,7 +113,6 @@ def test_update_review_revise_approve_rollback_remove_restore(
         },
     )
     owner = login(browser, base, "owner")
-    owner.on("dialog", lambda dialog: dialog.accept())  # "never opened" files: approve anyway
     approve_on_card(owner, v1["review_url"], "Approve and create")
     app = LauncherApp.objects.get(room=room)
 
@@ -137,7 +138,7 @@ def test_update_review_revise_approve_rollback_remove_restore(
         },
     )
     owner.goto(update["review_url"])
-    expect(owner.get_by_text("Changes since the approved revision (rev 1)")).to_be_visible()
+    expect(owner.get_by_text("Changes since the approved version (v1)")).to_be_visible()
     expect(owner.locator('.diff-row.diff-add[data-line="13"]')).to_contain_text("Counter v2")
     both_widths(owner, "update-card")
     owner.locator('.diff-row.diff-add[data-line="5"] .diff-num').last.click()
@@ -170,7 +171,7 @@ def test_update_review_revise_approve_rollback_remove_restore(
     expect(owner.locator("[data-comment][data-outdated='1']")).to_contain_text("line 5")
     expect(owner.locator("[data-outdated-label]")).to_have_text("outdated")
     both_widths(owner, "revised-card")
-    approve_on_card(owner, revised["review_url"], "Approve and replace rev 1")
+    approve_on_card(owner, revised["review_url"], "Approve as v2, replacing v1")
 
     # The member's open tab is not yanked: it says so, and runs the new code when asked, in the
     # same place, with what was stored.
@@ -186,8 +187,8 @@ def test_update_review_revise_approve_rollback_remove_restore(
 
     owner.goto(f"{base}/rooms/{room.pk}/apps/{app.pk}/revisions/")
     both_widths(owner, "revisions")
-    owner.get_by_role("button", name="Roll back to rev 1").click()
-    expect(owner.locator(".flash")).to_contain_text("is now rev 3, the content of rev 1")
+    owner.get_by_role("button", name="Roll back to v1").click()
+    expect(owner.locator(".flash")).to_contain_text("is now v3, the content of v1")
     expect(member.locator("[data-app-updated]")).to_be_visible()
     member.get_by_role("button", name="Reload").click()
     running(member, "Counter v1")
@@ -228,6 +229,7 @@ def test_viewed_marks_hold_for_unchanged_files_and_reset_for_changed_ones(
     for checkbox in owner.locator("[data-file] [data-viewed]").all():
         checkbox.check()
     expect(owner.locator("[data-viewed-count]")).to_have_text("2/2 viewed")
+    owner.get_by_text("Request changes…").click()
     owner.fill("#request-summary", "Count by two")
     owner.get_by_role("button", name="Request changes").click()
     expect(owner.locator("[data-decision-status]")).to_have_text("Changes requested")
