@@ -1,7 +1,7 @@
 from django import template
 from django.utils.html import format_html
 
-from agents.connected import describe_connections
+from agents.connected import proposers
 from rooms.reveal import inline_text
 
 register = template.Library()
@@ -12,10 +12,7 @@ def proposer(proposal):
     """`{% proposer proposal %}`: who proposed, as "bob-codex · Codex via OAuth": the agent's
     handle and its token's or client's name; the user name when the proposal came without a
     token (or the token and its agent are gone)."""
-    username = proposal.proposed_by.get_username()
-    connection = describe_connections([proposal.proposed_via]).get(proposal.proposed_via)
-    who = connection.handle if connection and connection.handle else username
-    via = connection.name if connection else ""
+    who, via = proposers([proposal])[proposal.pk]
     if not via:
         return format_html('<span class="agent">{}</span>', inline_text(who))
     return format_html(
