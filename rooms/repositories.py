@@ -21,8 +21,8 @@ from .access import get_room_for_user
 from .gitpack import MAX_FILE_BYTES, SUBMODULE, file_too_large
 from .gitstore import DatabaseRefs
 from .models import Project, Proposal, Repository, RepositoryVersion, Room
-from .runnable import CODE_SUFFIXES
-from .snippets import file_problems, version_app_files
+from .rules import CODE_SUFFIXES, app_files
+from .snippets import file_problems
 
 # Limits of a pushed commit (those of the pack as a whole are rooms/gitpack.py's): large apps,
 # not large binaries. Every file of a version is stored, and read, as one row.
@@ -258,7 +258,7 @@ def is_quick_to_check(version: RepositoryVersion) -> bool:
     CHECKED_WITHIN_PUSH_BYTES (a snippet-sized app) compiles in well under 0.1 s, and the
     pusher reads its verdict in git's output; a larger app is checked once the push is
     answered (rooms/versionchecks.py)."""
-    code = version_app_files(version)
+    code = app_files(version)
     size = sum(len(text) for path, text in code.items() if path.endswith(CODE_SUFFIXES))
     return size <= CHECKED_WITHIN_PUSH_BYTES
 
@@ -268,7 +268,7 @@ def check_pinned_rules(version: RepositoryVersion) -> list[str]:
     a push (~0.07 s for 2 MB), and their problems are named nowhere else (proposing a version
     runs only the runnability check). A version that breaks one cannot run: stored now."""
     problems: list[str] = []
-    for path, text in version_app_files(version).items():
+    for path, text in app_files(version).items():
         problems.extend(str(problem) for problem in file_problems(path, text))
     if problems:
         record_verdict(version, is_runnable=False)

@@ -12,13 +12,12 @@ from functools import cache
 from django.conf import settings
 from django.core.cache import cache as django_cache
 
-from osfoundry.errors import Invalid, Unavailable
-from osfoundry.errors import Problem as ErrorProblem
+from osfoundry.errors import Invalid, Problem
 
-from . import jsengine, libraries, runnable
+from . import jsengine, libraries, rules, runnable
 from .models import Proposal, RepositoryVersion
-from .runnable import ENTRY, Problem, RunCheck
-from .snippets import runnable_files, text_bytes
+from .rules import ENTRY, problem_at, text_bytes
+from .runnable import RunCheck
 
 VERDICT_SECONDS = 24 * 3600
 # The card lists this many problems; the proposal's refusal lists them all.
@@ -41,22 +40,17 @@ def check_version(version: RepositoryVersion) -> RunCheck:
     key = f"rooms:runcheck:{fingerprint()}:{version.pk}"
     if (cached := django_cache.get(key)) is not None:
         return RunCheck.from_dict(cached)
-    try:
-        # The rules the Room page applies when it opens the tab (a 409 there), applied now.
-        files = runnable_files(
-            proposal=Proposal(kind=Proposal.Kind.REPO, repository_version=version)
-        )
-    except Unavailable as exc:
-        return RunCheck(problems=[Problem(ENTRY, 1, 1, exc.message)])
+    files = rules.app_files(version)
+    # The rules the Room page applies when it opens the tab (a 409 there), applied now.
+    if why := rules.cannot_start(version, files):
+        return RunCheck(problems=[problem_at(ENTRY, 1, 1, why)])
     check = runnable.check_app(files)
     if not check.is_transient:  # a timeout on a loaded machine must not stick to a version
         django_cache.set(key, check.as_dict(), VERDICT_SECONDS)
     return check
 
 
-def run_problems_beside(
-    rule_problems: list[ErrorProblem], files: dict[str, str]
-) -> list[ErrorProblem]:
+def run_problems_beside(rule_problems: list[Problem], files: dict[str, str]) -> list[Problem]:
     """What would keep the app from running, beside what the snippet rules already refused:
     the check runs on the files the rules accepted (a refused file is text the engine may not
     be given), so one answer lists every problem."""
@@ -67,10 +61,7 @@ def run_problems_beside(
     total = sum(text_bytes(text) for text in accepted.values())
     if len(accepted) > settings.SNIPPET_MAX_FILES or total > settings.SNIPPET_MAX_TOTAL_BYTES:
         return []  # refused for its size: an app that size is not worth compiling
-    return [
-        ErrorProblem(str(problem), field=f"files.{problem.path}")
-        for problem in check_snippet(accepted).problems
-    ]
+    return check_snippet(accepted).problems
 
 
 def refuse_unless_runnable(check: RunCheck) -> None:
@@ -78,8 +69,7 @@ def refuse_unless_runnable(check: RunCheck) -> None:
     is `files.<path>` of the first file that cannot run. (The snippet rules' problems were
     refused before, with the run problems beside them: run_problems_beside.)"""
     if problems := check.problems:
-        message = "; ".join(str(problem) for problem in problems)
-        raise Invalid(message, code="not_runnable", field=f"files.{problems[0].path}")
+        raise Invalid("; ".join(problems), code="not_runnable", field=problems[0].field)
 
 
 def proposal_check(proposal: Proposal) -> RunCheck:
@@ -131,6 +121,6 @@ def summary(check: RunCheck) -> str:
 
 
 def first_problems(check: RunCheck) -> str:
-    shown = "; ".join(str(problem) for problem in check.problems[:CARD_PROBLEMS])
+    shown = "; ".join(check.problems[:CARD_PROBLEMS])
     more = len(check.problems) - CARD_PROBLEMS
     return shown + (f"; and {more} more" if more > 0 else "")

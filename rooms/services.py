@@ -18,8 +18,9 @@ from . import access, events, libraries, repositories, runchecks, tabs
 from .access import get_room_for_user, parse_uuid
 from .libraries import Package
 from .models import LauncherApp, Proposal, ProposalKey, Room
+from .rules import text_bytes
 from .runnable import RunCheck
-from .snippets import name_problems, snippet_problems, text_bytes
+from .snippets import name_problems, snippet_problems
 
 # A card with more files than this still works, but warns that the app belongs in a repository.
 CARD_FILES_WARNING = 20

@@ -18,6 +18,7 @@ from .filetree import file_tree, tree_order
 from .highlight import file_anchor, file_views, highlight
 from .models import Proposal, Room
 from .readme import find_readme, render_readme
+from .rules import ENTRY, app_files
 from .runchecks import CARD_PROBLEMS
 
 
@@ -89,7 +90,7 @@ def card_context(request, proposal: Proposal) -> dict:
         context |= cards.review_context(proposal)
     else:
         context |= cards.repo_review_context(proposal)
-    files = context["files"] = file_views(dict(cards.card_files(proposal)))
+    files = context["files"] = file_views(app_files(proposal))
     context["tree"] = cards.sidebar(files)
     # What third-party code comes in with the app, and for an update what that changes.
     packages = context["packages"] = services.app_packages(proposal)
@@ -139,7 +140,7 @@ def proposal_file(request, proposal_id):
     """One file's highlighted HTML, for large files the card renders only on demand: named by
     its anchor (`?file=f-…`, which any path has, whatever characters it holds) or its path."""
     proposal = load_proposal(request, proposal_id)
-    files = cards.card_files(proposal)
+    files = app_files(proposal)
     anchor = request.GET.get("file")
     path = request.GET.get("path", "")
     if anchor:
@@ -244,7 +245,7 @@ def readme_html(version) -> dict | None:
 
 
 def default_file(paths: list[str]) -> str | None:
-    for candidate in ("src/App.tsx", "README.md"):
+    for candidate in (ENTRY, "README.md"):
         if candidate in paths:
             return candidate
     return paths[0] if paths else None

@@ -8,7 +8,8 @@ from osfoundry.errors import Invalid
 from rooms import repositories, runchecks, runnable, versionchecks
 from rooms.models import Repository, RepositoryVersion
 from rooms.repositories import Snapshot, list_room_repositories, pin_version
-from rooms.runnable import Problem, RunCheck
+from rooms.rules import problem_at
+from rooms.runnable import RunCheck
 from rooms.services import propose_repo_version
 from tests.rooms.gitclient import clone_url, git, wait_for_verdict, write_files
 
@@ -123,7 +124,9 @@ def test_listing_checks_a_version_not_checked_yet_and_stores_its_verdict(room, a
 
 def test_a_check_cut_short_is_never_reported_runnable_nor_stored(room, agent, files, monkeypatch):
     version = unchecked(room.project, files, "a" * 40)
-    stopped = RunCheck(problems=[Problem("src/App.tsx", 1, 1, "took too long")], is_transient=True)
+    stopped = RunCheck(
+        problems=[problem_at("src/App.tsx", 1, 1, "took too long")], is_transient=True
+    )
     monkeypatch.setattr(runchecks, "check_version", lambda version: stopped)
     (listed,) = list_room_repositories(agent, str(room.pk), origin="http://testserver")
     assert listed["latest_versions"][0]["runnable"] is False

@@ -3,11 +3,12 @@ check skips."""
 
 from rooms import runchecks
 from rooms.models import Proposal
-from rooms.runnable import Problem, RunCheck
+from rooms.rules import problem_at
+from rooms.runnable import RunCheck
 
 
-def problems(n: int) -> list[Problem]:
-    return [Problem(f"src/F{i}.tsx", i, 1, "bad") for i in range(1, n + 1)]
+def problems(n: int) -> list:
+    return [problem_at(f"src/F{i}.tsx", i, 1, "bad") for i in range(1, n + 1)]
 
 
 def test_the_card_names_three_problems_and_counts_the_rest():
@@ -43,7 +44,7 @@ def test_a_snippet_over_the_size_limits_is_not_compiled(settings, monkeypatch):
     # The snippet rules refuse it for its size; the engine is not asked what else is wrong.
     settings.SNIPPET_MAX_FILES = 2
     settings.SNIPPET_MAX_TOTAL_BYTES = 10
-    failing = RunCheck(problems=[Problem("src/App.tsx", 1, 1, "does not compile")])
+    failing = RunCheck(problems=[problem_at("src/App.tsx", 1, 1, "does not compile")])
     monkeypatch.setattr(runchecks.runnable, "check_app", lambda files: failing)
     files = {"src/App.tsx": "a", "src/b.ts": "b", "src/c.ts": "c"}
     assert runchecks.run_problems_beside([], files) == []
