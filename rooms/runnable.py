@@ -7,8 +7,8 @@ files, with the same extension and index-file search as here, and only the React
 and the curated libraries exist besides (the curated set is rooms/libraries.py, the manifest
 the frame's loader reads too). It renders the entry's default export. These rules say, before
 anyone clicks, whether that will work: the facts come from the frame's own compiler run on the
-server (rooms/jsengine.py, rooms/js/runnable.js) and the rules are applied here, once (proposals
-and cards use it through rooms/runchecks.py). tests/rooms/test_runnable_parity.py
+server (rooms/jsengine.py, rooms/js/runnable.js) and the rules are applied here, once (the
+verdicts are stored and read through rooms/verdicts.py). tests/rooms/test_runnable_parity.py
 runs one corpus of apps through this check and through the frame in Chromium: they must agree
 on every app.
 

@@ -13,13 +13,13 @@ from django.views.decorators.http import require_GET, require_POST
 from osfoundry.errors import DomainError, Invalid, NotFound
 from osfoundry.schemas import whole_number
 
-from . import access, approvals, cards, libraries, revisions, runchecks, services
+from . import access, approvals, cards, libraries, revisions, services, verdicts
 from .filetree import file_tree, tree_order
 from .highlight import file_anchor, file_views, highlight
 from .models import Proposal, Room
 from .readme import find_readme, render_readme
 from .rules import ENTRY, app_files
-from .runchecks import CARD_PROBLEMS
+from .verdicts import CARD_PROBLEMS
 
 
 def domain_error_status(error: DomainError) -> int:
@@ -102,11 +102,12 @@ def card_context(request, proposal: Proposal) -> dict:
     context["mixed_files"] = [f for f in files if f.reveal.words]
     if proposal.kind == Proposal.Kind.REPO:
         context["version"] = proposal.repository_version
-        # What the Room will do with it; a version that cannot run is refused when proposed,
-        # so problems show only on cards stored before that check or under an older runtime.
-        check = runchecks.proposal_check(proposal)
+        # What the Room will do with it, from its stored verdict; a version that cannot run is
+        # refused when proposed, so problems show only on cards stored before that check or
+        # under an older runtime.
+        check = verdicts.of(proposal)
         context["run_check"] = check
-        context["run_summary"] = runchecks.summary(check)
+        context["run_summary"] = verdicts.summary(check)
         context["run_problems"] = [str(problem) for problem in check.problems[:CARD_PROBLEMS]]
         context["more_problems"] = max(0, len(check.problems) - CARD_PROBLEMS)
     return context
