@@ -150,7 +150,7 @@ def render_update_diff(old: dict[str, str], new: dict[str, str]) -> tuple[float,
     start = time.perf_counter()
     diff = diffs.diff_files(dict(old), dict(new), old_hash="bench-old", new_hash="bench-new")
     html = render_to_string(
-        "rooms/_diff.html", {"diff": diff, "diff_title": "Changes since the approved revision"}
+        "rooms/_diff.html", {"diff": diff, "diff_title": "Changes since the approved version"}
     )
     return (time.perf_counter() - start) * 1000, html
 

@@ -83,8 +83,7 @@ def rollback(request, room_id, instance_id):
         return redirect("rooms:revisions", room_id=room_id, instance_id=instance_id)
     messages.success(
         request,
-        f"Rolled back: “{app.name}” is now v{app.revision}, the content of v{to_revision}; the tab "
-        "keeps its name.",
+        f"Rolled back: “{app.name}” is now v{app.revision}, the content of v{to_revision}.",
     )
     return redirect("rooms:revisions", room_id=room_id, instance_id=instance_id)
 

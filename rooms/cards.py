@@ -16,7 +16,7 @@ from .diffs import diff_files
 from .filetree import file_tree
 from .highlight import file_anchor
 from .models import Proposal
-from .revisions import card_files
+from .rules import app_files
 from .snippets import MAX_PATH_CHARS
 
 # The longest review the card sends: MAX_COMMENTS comments of MAX_COMMENT_CHARS, every character
@@ -30,7 +30,7 @@ MAX_COMMENTS_JSON_CHARS = revisions.MAX_COMMENTS * (
 def repo_review_context(proposal: Proposal) -> dict:
     version = proposal.repository_version
     assert version is not None
-    files = card_files(proposal)
+    files = app_files(proposal)
     chain = revisions.line_of_work(proposal)
     context: dict = {
         "line": chain,
@@ -44,7 +44,7 @@ def repo_review_context(proposal: Proposal) -> dict:
     if previous is not None and previous.repository_version is not None:
         old = previous.repository_version
         title = f"Changes since your last review (revision {previous.iteration}, {old.short_hash})"
-        diff = version_diff(card_files(previous), files, old.pk, version.pk)
+        diff = version_diff(app_files(previous), files, old.pk, version.pk)
         context["diffs"].append((title, diff))
     if proposal.is_update and proposal.app is not None:
         app = proposal.app
@@ -55,7 +55,7 @@ def repo_review_context(proposal: Proposal) -> dict:
         title += f", {old_version.short_hash})" if old_version else ")"
         old_key = old_version.pk if old_version else current.pk
         context["diffs"].append(
-            (title, version_diff(card_files(current), files, old_key, version.pk))
+            (title, version_diff(app_files(current), files, old_key, version.pk))
         )
     return context
 
@@ -82,8 +82,8 @@ def placed_comments(proposal: Proposal, chain: list[Proposal]) -> list[dict]:
     """The line of work's comments, each saying whether this card shows its lines as they were
     when it was made (`on_card`: it sits beside them) and its file's line anchor prefix."""
     comments = revisions.review_comments(chain)
-    shown = card_files(proposal)
-    files = {str(p.pk): card_files(p) for p in chain}
+    shown = app_files(proposal)
+    files = {str(p.pk): app_files(p) for p in chain}
     for comment in comments:
         made_on = files[comment["proposal_id"]]
         start, end = comment["line_start"], comment["line_end"]

@@ -20,8 +20,8 @@ from osfoundry.text import text_problems
 from . import events, services
 from .access import get_app_for_user, get_proposal_for_user, get_room_for_user
 from .models import Proposal, ReviewComment
+from .rules import app_files
 from .services import ProposalResult, Target, lock_pending_for_owner
-from .snippets import version_app_files
 
 MAX_COMMENTS = 200
 MAX_COMMENT_CHARS = 5_000
@@ -119,15 +119,6 @@ def revise_proposal(
     )
 
 
-def card_files(proposal: Proposal) -> dict[str, str]:
-    """The files a card shows for review, which its line comments point into: a snippet's, or
-    what the Room runs of a repository version (its src/ folder), as it would show a snippet."""
-    if proposal.kind == Proposal.Kind.SNIPPET:
-        return proposal.files
-    assert proposal.repository_version is not None  # a database constraint
-    return version_app_files(proposal.repository_version)
-
-
 def how_to_revise(proposal: Proposal) -> str:
     """What the proposer does to answer the owner's requested changes."""
     following = proposal.iteration + 1
@@ -169,7 +160,7 @@ def line_of_work(proposal: Proposal) -> list[Proposal]:
 def comment_problems(proposal: Proposal, comments: list[dict]) -> tuple[list[dict], list[str]]:
     """Comments checked against the proposal's files: (clean comments, problems)."""
     clean, problems = [], []
-    files = card_files(proposal)
+    files = app_files(proposal)
     if len(comments) > MAX_COMMENTS:
         return [], [f"comments: at most {MAX_COMMENTS}; send the rest with the next review"]
     for index, comment in enumerate(comments):
@@ -258,7 +249,7 @@ def is_outdated(comment: ReviewComment, made_on: Proposal, latest: Proposal) -> 
     if made_on.pk == latest.pk:
         return False
     return not same_lines(
-        card_files(made_on), card_files(latest), comment.path, comment.line_start, comment.line_end
+        app_files(made_on), app_files(latest), comment.path, comment.line_start, comment.line_end
     )
 
 

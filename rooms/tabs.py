@@ -15,7 +15,7 @@ from django.utils import timezone
 from osfoundry.auth import AnyUser, User
 from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound, refuse
 
-from . import events
+from . import events, verdicts
 from .access import get_app_for_user
 from .models import APP_NAME_MAX_CHARS, AppRevision, LauncherApp, Proposal, Room
 from .snippets import name_problems
@@ -43,9 +43,10 @@ def next_position(room: Room) -> int:
 
 
 def set_build(app: LauncherApp, proposal: Proposal, *, owner: User, at) -> None:
-    """A snippet has no server build: its build state is the check it passed when proposed."""
+    """A snippet has no server build: its build state is the check it passed when proposed (its
+    stored verdict)."""
     app.build_state = LauncherApp.BuildState.READY
-    app.build_detail = f"Checked when proposed: {proposal.run_summary}"[:500]
+    app.build_detail = f"Checked when proposed: {verdicts.summary(verdicts.of(proposal))}"[:500]
     app.build_updated_at = at
     app.build_updated_by = owner
 
@@ -95,10 +96,11 @@ def record_revision(
         "kind": proposal.kind,
         "revision": app.revision,
         "build_state": app.build_state,
+        "by": owner.get_username(),
     }
     if rolled_back_to is not None:
         kind = events.APP_ROLLED_BACK
-        payload |= {"rolled_back_to": rolled_back_to, "by": owner.get_username()}
+        payload["rolled_back_to"] = rolled_back_to
     else:
         kind = events.APP_CREATED if created else events.APP_UPDATED
     events.append_room_event(room=app.room, type=kind, payload=payload)
@@ -120,9 +122,9 @@ def owned_app(owner: AnyUser, room_id, instance_id, *, doing: str) -> LauncherAp
 def rollback_app(
     *, owner: AnyUser, room_id, instance_id, to_revision: int, expected_revision: int
 ) -> LauncherApp:
-    """A new version with the content of `to_revision` and the tab's name unchanged: no review,
-    the owner approved exactly that content before. Refused if the app moved on from
-    `expected_revision` meanwhile."""
+    """A new version with the content and name of `to_revision` (a name the owner gave the tab
+    since stays): no review, the owner approved exactly that content before. Refused if the app
+    moved on from `expected_revision` meanwhile."""
     app = owned_app(owner, room_id, instance_id, doing="roll back an app")
     assert isinstance(owner, User)  # the owner is signed in
     refuse_unless_current(app, expected_revision)
@@ -133,8 +135,13 @@ def rollback_app(
             f"pick one of 1–{app.revision - 1}",
             field="to_revision",
         )
-    # The content goes back, not the tab's name: a rename since is the owner's, and stays.
+    # The version's content and name go back, but a name the owner gave the tab since the
+    # current version (it differs from the name that version recorded) is theirs, and stays.
+    renamed = app.revisions.filter(number=app.revision).exclude(name=app.name).exists()
     replace_content(app, target.proposal, owner=owner, at=timezone.now(), keep_name=True)
+    if not renamed:
+        app.name = target.name
+        app.save(update_fields=["name"])
     record_revision(app, target.proposal, owner=owner, created=False, rolled_back_to=target.number)
     return app
 

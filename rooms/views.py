@@ -16,12 +16,13 @@ from django.views.decorators.http import require_GET, require_POST
 from osfoundry.errors import DomainError, Invalid, NotFound
 from osfoundry.schemas import whole_number
 
-from . import access, approvals, cards, libraries, revisions, runchecks, services
+from . import access, approvals, cards, libraries, revisions, services, verdicts
 from .filetree import file_tree, tree_order
 from .highlight import file_anchor, file_views, highlight
 from .models import Proposal, Room
 from .readme import find_readme, render_readme
-from .runchecks import CARD_PROBLEMS
+from .rules import ENTRY, app_files
+from .verdicts import CARD_PROBLEMS
 
 
 def domain_error_status(error: DomainError) -> int:
@@ -38,13 +39,15 @@ def inbox(request):
     # Read the Rooms' event sequences before the pending list: an event landing in between is
     # then replayed by the feed, and the page skips duplicates.
     rooms = list(Room.objects.visible_to(request.user).select_related("project", "owner"))
-    pending = list(approvals.pending_for(request.user, filters))
+    page = approvals.pending_page(request.user, filters, request.GET.get("page"))
+    pending = list(page.object_list)
     names = Counter(proposal.name for proposal in pending)
     return render(
         request,
         "rooms/inbox.html",
         {
             "pending": pending,
+            "page": page,
             # Rows that share a name say what differs: revision, time, size, content.
             "shared_names": {name for name, count in names.items() if count > 1},
             "decided": approvals.recently_decided_for(request.user, filters),
@@ -113,7 +116,7 @@ def card_context(request, proposal: Proposal) -> dict:
         context |= cards.review_context(proposal)
     else:
         context |= cards.repo_review_context(proposal)
-    files = context["files"] = file_views(dict(revisions.card_files(proposal)))
+    files = context["files"] = file_views(app_files(proposal))
     context["tree"] = cards.sidebar(files)
     # What third-party code comes in with the app, and for an update what that changes.
     packages = context["packages"] = services.app_packages(proposal)
@@ -125,11 +128,12 @@ def card_context(request, proposal: Proposal) -> dict:
     context["mixed_files"] = [f for f in files if f.reveal.words]
     if proposal.kind == Proposal.Kind.REPO:
         context["version"] = proposal.repository_version
-        # What the Room will do with it; a version that cannot run is refused when proposed,
-        # so problems show only on cards stored before that check or under an older runtime.
-        check = runchecks.proposal_check(proposal)
+        # What the Room will do with it, from its stored verdict; a version that cannot run is
+        # refused when proposed, so problems show only on cards stored before that check or
+        # under an older runtime.
+        check = verdicts.of(proposal)
         context["run_check"] = check
-        context["run_summary"] = runchecks.summary(check)
+        context["run_summary"] = verdicts.summary(check)
         context["run_problems"] = [str(problem) for problem in check.problems[:CARD_PROBLEMS]]
         context["more_problems"] = max(0, len(check.problems) - CARD_PROBLEMS)
     return context
@@ -163,7 +167,7 @@ def proposal_file(request, proposal_id):
     """One file's highlighted HTML, for large files the card renders only on demand: named by
     its anchor (`?file=f-…`, which any path has, whatever characters it holds) or its path."""
     proposal = load_proposal(request, proposal_id)
-    files = revisions.card_files(proposal)
+    files = app_files(proposal)
     anchor = request.GET.get("file")
     path = request.GET.get("path", "")
     if anchor:
@@ -282,7 +286,7 @@ def readme_html(version) -> dict | None:
 
 
 def default_file(paths: list[str]) -> str | None:
-    for candidate in ("src/App.tsx", "README.md"):
+    for candidate in (ENTRY, "README.md"):
         if candidate in paths:
             return candidate
     return paths[0] if paths else None

@@ -129,6 +129,23 @@ def test_rollback_is_a_new_revision_with_the_earlier_content(room, owner, agent,
     assert app.position == 0 and LauncherApp.objects.filter(room=room).count() == 3
 
 
+def test_a_rollback_takes_the_versions_name_unless_the_owner_renamed_the_tab_since(
+    room, owner, agent, files, apps
+):
+    app = apps[0]
+    result = propose_update(
+        caller=agent,
+        room_id=str(app.room_id),
+        instance_id=str(app.pk),
+        files={**files, "src/App.tsx": files["src/App.tsx"] + "\n// v2\n"},
+        idempotency_key="update-named-00",
+        name="Timer two",
+    )
+    approve_proposal(owner=owner, proposal_id=result.proposal.pk)
+    app = call(rollback_app, owner, app, to_revision=1, expected_revision=2)
+    assert app.name == "Timer"  # v1's content under v1's name: nothing of the owner's undone
+
+
 def test_a_rollback_after_a_rename_keeps_the_rename(room, owner, member, agent, files, apps):
     app = apps[0]
     update_and_approve(app, owner, agent, files, "v2")
