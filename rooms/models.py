@@ -12,6 +12,7 @@ from osfoundry.idempotency import IdempotencyKey
 # Repositories' models live in their own module; imported here for Django and callers.
 from .repomodels import GitObject, GitRef, Repository, RepositoryVersion  # noqa: F401
 from .taskmodels import ProposalTask  # noqa: F401
+from .verdictmodels import StoredVerdict
 
 if TYPE_CHECKING:
     from osfoundry.auth import AnyUser, User
@@ -115,8 +116,18 @@ class ProposalQuerySet(models.QuerySet):
         """The proposals to the Rooms `owner` owns: what the owner reviews."""
         return self.filter(room__owner=owner) if owner.is_authenticated else self.none()
 
+    def pending_twin(self, *, room: "Room", caller: "User", content_hash: str) -> "Proposal | None":
+        """The pending card of `caller` in `room` with this content, if there is one: the same
+        content proposed again collapses onto it (one_pending_card_per_content)."""
+        return (
+            self.pending().filter(room=room, proposed_by=caller, content_hash=content_hash).first()
+        )
 
-class Proposal(models.Model):
+
+class Proposal(StoredVerdict):
+    """What an agent proposes to a Room. A snippet proposal stores the verdict on its files
+    (StoredVerdict); a proposal of a repository version reads its version's."""
+
     class Kind(models.TextChoices):
         SNIPPET = "snippet", "Snippet"
         REPO = "repo", "Repository version"
@@ -160,8 +171,6 @@ class Proposal(models.Model):
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="next"
     )
     iteration = models.PositiveIntegerField(default=1)
-    # What the proposal-time check found (rooms/runchecks.py): the app's build state.
-    run_summary = models.CharField(max_length=500, blank=True)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,

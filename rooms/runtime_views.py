@@ -13,9 +13,10 @@ from django.templatetags.static import static
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET
 
-from osfoundry.errors import DomainError
+from osfoundry.errors import DomainError, Unavailable
 
-from . import access, libraries, snippets
+from . import access, libraries, rules
+from .models import Proposal
 
 FRAME_SCRIPTS = (
     "vendor/sucrase/sucrase.js",
@@ -75,10 +76,17 @@ def login_required_json(request) -> JsonResponse | None:
     )
 
 
+def runnable_files(proposal: Proposal) -> dict[str, str]:
+    """The files the Room's frame gets for `proposal` (rules.app_files): nothing else enters
+    it. A repository version the Room cannot start (no entry, too much app code) is refused."""
+    files = rules.app_files(proposal)
+    if why := rules.cannot_start(proposal, files):
+        raise Unavailable(why, code="not_runnable")
+    return files
+
+
 def files_json(*, name: str, files: dict[str, str], status: str) -> JsonResponse:
-    response = JsonResponse(
-        {"name": name, "entry": snippets.SNIPPET_ENTRY, "status": status, "files": files}
-    )
+    response = JsonResponse({"name": name, "entry": rules.ENTRY, "status": status, "files": files})
     # Reviewed content for one user's eyes: never in a shared cache.
     response["Cache-Control"] = "private, no-store"
     return response
@@ -91,7 +99,7 @@ def app_files(request, room_id, instance_id):
         return denied
     try:
         app = access.get_app_for_user(request.user, room_id, instance_id)
-        files = snippets.runnable_files(proposal=app.proposal)
+        files = runnable_files(app.proposal)
     except DomainError as exc:
         return error_json(exc)
     return files_json(name=app.name, files=files, status="approved")
@@ -106,7 +114,7 @@ def proposal_preview_files(request, proposal_id):
         proposal = access.get_pending_proposal_for_owner(
             owner=request.user, proposal_id=proposal_id
         )
-        files = snippets.runnable_files(proposal=proposal)
+        files = runnable_files(proposal)
     except DomainError as exc:
         return error_json(exc)
     return files_json(name=proposal.name, files=files, status="pending")

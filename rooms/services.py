@@ -1,7 +1,7 @@
 """The rules of Rooms, proposals and the review gate: every interface calls these functions.
 
-Who may see what is in rooms/access.py; the snippet rules themselves (paths, sizes, what runs)
-are in rooms/snippets.py.
+Who may see what is in rooms/access.py; the snippet rules themselves (paths, sizes) are in
+rooms/snippets.py, and whether an app runs in rooms/verdicts.py.
 """
 
 from dataclasses import dataclass, replace
@@ -14,12 +14,12 @@ from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound, refuse
 from osfoundry.idempotency import IdempotentRequest, canonical_hash, key_problems
 from osfoundry.text import text_problems
 
-from . import access, events, libraries, repositories, runchecks, tabs
+from . import access, events, libraries, repositories, tabs, verdicts
 from .access import get_room_for_user, parse_uuid
 from .libraries import Package
 from .models import LauncherApp, Proposal, ProposalKey, Room
-from .runnable import RunCheck
-from .snippets import name_problems, snippet_problems, text_bytes
+from .rules import text_bytes
+from .snippets import name_problems, snippet_problems
 
 # A card with more files than this still works, but warns that the app belongs in a repository.
 CARD_FILES_WARNING = 20
@@ -32,8 +32,9 @@ CARD_FILES_WARNING = 20
 def app_packages(proposal: Proposal) -> list[Package]:
     """The third-party packages the app of `proposal` brings: the curated libraries that the
     files it runs import (Tailwind's runtime for a CSS file that asks for it), as the Room's
-    frame loads them. The card, read_room_app_status and read_room_proposal all list these."""
-    return libraries.packages_of(runchecks.proposal_check(proposal).libraries)
+    frame loads them, from its stored verdict. The card, read_room_app_status and
+    read_room_proposal all list these."""
+    return libraries.packages_of(verdicts.of(proposal).libraries)
 
 
 def app_status(app: LauncherApp) -> dict:
@@ -118,7 +119,7 @@ def propose_files(
     # Every problem at once, before the key is looked up: a NUL cannot even reach PostgreSQL.
     problems = key_problems(idempotency_key) + name_problems(name) + snippet_problems(files)
     if problems:
-        refuse([*problems, *runchecks.run_problems_beside(problems, files)])
+        refuse([*problems, *verdicts.run_problems_beside(problems, files)])
     request = proposal_request(
         caller, operation, idempotency_key, {**arguments, "name": name, "files": files}
     )
@@ -127,27 +128,30 @@ def propose_files(
     name = check_name(name)
     if target and target.same_as == (name, files):
         raise Invalid(target.same_message, code="unchanged", field="files")
-    # Text the rules accept, compiled as the Room will run it (after the replay: a retry of a
-    # proposal that was accepted is answered without compiling it again).
-    check = runchecks.check_snippet(files)
-    runchecks.refuse_unless_runnable(check)
     content = {
         "kind": "snippet",
         "name": name,
         "files": files,
         **(target.content if target else {}),
     }
+    content_hash = canonical_hash(content)
+    # Text the rules accept, compiled as the Room will run it, after the replay: a retry of a
+    # proposal that was accepted is answered without compiling it again, and so is identical
+    # content already pending from the caller (the same card: its verdict is stored with it).
+    twin = Proposal.objects.pending_twin(room=room, caller=caller, content_hash=content_hash)
+    check = verdicts.of(twin) if twin else verdicts.check_files(files)
+    verdicts.refuse_unless_runnable(check)
     fields = {
         "kind": Proposal.Kind.SNIPPET,
         "name": name,
         "files": files,
-        "content_hash": canonical_hash(content),
+        "content_hash": content_hash,
         "file_count": len(files),
         "total_bytes": sum(text_bytes(text) for text in files.values()),
-        "run_summary": runchecks.summary(check)[:500],
+        **verdicts.stored_fields(check),
         **(target.fields if target else {}),
     }
-    return with_warnings(store_proposal(request, room=room, fields=fields), check)
+    return with_warnings(store_proposal(request, room=room, fields=fields))
 
 
 def propose_repo_version(
@@ -177,8 +181,7 @@ def propose_repo_version(
         return with_warnings(ProposalResult(previous, replay=True))
     name = check_name(name)
     version = access.get_version_in_project(room.project, repository_id, version_id)
-    check = runchecks.check_version(version)
-    runchecks.refuse_unless_runnable(check)
+    verdicts.refuse_unless_runnable(verdicts.of(version))
     update = repositories.repo_update_target(room, version)
     target = Target(fields=update[0], content=update[1]) if update else None
     content = {"kind": "repo", "name": name, "version_id": str(version.pk)}
@@ -192,15 +195,26 @@ def propose_repo_version(
             "content_hash": canonical_hash(content | (target.content if target else {})),
             "file_count": len(version.files),
             "total_bytes": sum(text_bytes(text or "") for text in version.files.values()),
-            "run_summary": runchecks.summary(check)[:500],
             **(target.fields if target else {}),
         },
     )
-    return with_warnings(result, check)
+    return with_warnings(result)
 
 
-def with_warnings(result: ProposalResult, check: RunCheck | None = None) -> ProposalResult:
-    warnings = runchecks.proposal_warnings(result.proposal, check, CARD_FILES_WARNING)
+def with_warnings(result: ProposalResult) -> ProposalResult:
+    """`result` with what its proposer should know that did not stop the proposal: its size,
+    and what its stored verdict says (never compiled again here)."""
+    proposal = result.proposal
+    warnings = []
+    if proposal.kind == Proposal.Kind.SNIPPET and proposal.file_count > CARD_FILES_WARNING:
+        warnings.append(
+            f"{proposal.file_count} files: the owner's card warns that an app this size belongs "
+            "in a repository. Push it to a repository of the Room's project "
+            "(list_room_repositories gives its clone URL) and propose the pinned version: "
+            "propose_room_repo_app, or "
+            f"POST /api/v1/rooms/{proposal.room_id}/proposals/repo."
+        )
+    warnings += verdicts.warnings(verdicts.of(proposal))
     return replace(result, warnings=tuple(warnings))
 
 
@@ -227,10 +241,8 @@ def insert_proposal(
 ) -> ProposalResult:
     caller = request.scope["caller"]
     room = Room.objects.select_for_update().get(pk=room.pk)
-    pending = (
-        Proposal.objects.pending()
-        .filter(room=room, proposed_by=caller, content_hash=fields["content_hash"])
-        .first()
+    pending = Proposal.objects.pending_twin(
+        room=room, caller=caller, content_hash=fields["content_hash"]
     )
     if pending:
         request.record(pending)

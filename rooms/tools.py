@@ -16,6 +16,7 @@ from osfoundry.dbthreads import run_sync
 from osfoundry.mcp.tooling import CallContext, TaskState, TaskStore, Tool
 
 from . import access, events, known, libraries, repositories, revisions, services, tasks
+from .rules import ENTRY
 from .schemas import (
     AppArgs,
     NoArgs,
@@ -252,7 +253,7 @@ TOOLS = [
         description=(
             "Prepare a Room snippet with source files. It appears in the cloud Room launcher "
             "only after its owner reviews and approves the full code in osFoundry. The Room "
-            "renders src/App.tsx's default export; imports: relative paths, react, react-dom, "
+            f"renders {ENTRY}'s default export; imports: relative paths, react, react-dom, "
             + ", ".join(libraries.package_imports())
             + '; for Tailwind, @import "tailwindcss" in a CSS file.'
             + WAITING
