@@ -61,7 +61,8 @@ def rows(html, path="notes.txt"):
     """(kind, old number, new number) of each diff row of `path`."""
     found = re.findall(
         rf'<tr class="diff-row diff-(\w+)" data-path="{re.escape(path)}"[^>]*>\s*'
-        r'<td class="diff-num">(\d*)</td><td class="diff-num">(\d*)</td>',
+        # The new side's number is a link to its row (a line to comment on).
+        r'<td class="diff-num">(\d*)</td><td class="diff-num">(?:<a [^>]*>)?(\d*)(?:</a>)?</td>',
         html,
     )
     return [
