@@ -23,7 +23,9 @@
   let openId = null;
 
   const tabs = () => Array.from(launcher.querySelectorAll("[role=tab]"));
-  const lastKey = `osf-last-app:${root.dataset.roomId}`;
+  // Per Room and per person: two people sharing a browser each get their own.
+  const person = appArea ? appArea.dataset.userId : "";
+  const lastKey = `osf-last-app:${root.dataset.roomId}.user-${person}`;
 
   function remember(instanceId) {
     try {
