@@ -17,7 +17,9 @@ from osfoundry.errors import Problem as ErrorProblem
 
 from . import jsengine, libraries, runnable
 from .models import Proposal, RepositoryVersion
-from .runnable import ENTRY, Problem, RunCheck
+from .registry.dependencies import read_dependencies
+from .registry.lock import StoredIndex
+from .runnable import ENTRY, PackageIndex, Problem, RunCheck
 from .snippets import runnable_files, text_bytes
 
 VERDICT_SECONDS = 24 * 3600
@@ -31,15 +33,31 @@ def fingerprint() -> str:
     return f"{jsengine.fingerprint()}-{libraries.fingerprint()}"
 
 
-def check_snippet(files: dict[str, str]) -> RunCheck:
-    """The verdict on a snippet the rules accepted, compiled as the Room will run it."""
-    return runnable.check_app(files)
+class Deferred:
+    """The packages package.json names for the registry, before they are resolved: their
+    imports are not held against the app while other problems are being listed."""
+
+    def __init__(self, names):
+        self.names = set(names)
+
+    def owns(self, spec: str) -> bool:
+        return libraries.package_name(spec) in self.names
+
+    def problem(self, spec: str) -> str | None:
+        return None
 
 
-def check_version(version: RepositoryVersion) -> RunCheck:
-    """The verdict on what the Room runs of a repository version: its src/ folder."""
+def check_snippet(files: dict[str, str], packages: PackageIndex | None = None) -> RunCheck:
+    """The verdict on a snippet the rules accepted, compiled as the Room will run it, with the
+    registry packages its package.json resolved to, if any."""
+    return runnable.check_app(files, packages)
+
+
+def check_version(version: RepositoryVersion, packages: PackageIndex | None = None) -> RunCheck:
+    """The verdict on what the Room runs of a repository version: its src/ folder (cached by
+    version, unless it is checked with registry packages: those are a proposal's)."""
     key = f"rooms:runcheck:{fingerprint()}:{version.pk}"
-    if (cached := django_cache.get(key)) is not None:
+    if packages is None and (cached := django_cache.get(key)) is not None:
         return RunCheck.from_dict(cached)
     try:
         # The rules the Room page applies when it opens the tab (a 409 there), applied now.
@@ -48,8 +66,9 @@ def check_version(version: RepositoryVersion) -> RunCheck:
         )
     except Unavailable as exc:
         return RunCheck(problems=[Problem(ENTRY, 1, 1, exc.message)])
-    check = runnable.check_app(files)
-    if not check.is_transient:  # a timeout on a loaded machine must not stick to a version
+    check = runnable.check_app(files, packages)
+    # A timeout on a loaded machine must not stick to a version.
+    if packages is None and not check.is_transient:
         django_cache.set(key, check.as_dict(), VERDICT_SECONDS)
     return check
 
@@ -67,9 +86,11 @@ def run_problems_beside(
     total = sum(text_bytes(text) for text in accepted.values())
     if len(accepted) > settings.SNIPPET_MAX_FILES or total > settings.SNIPPET_MAX_TOTAL_BYTES:
         return []  # refused for its size: an app that size is not worth compiling
+    # The registry's packages are resolved only once the rest is right.
+    deferred = Deferred(read_dependencies(accepted).registry)
     return [
         ErrorProblem(str(problem), field=f"files.{problem.path}")
-        for problem in check_snippet(accepted).problems
+        for problem in check_snippet(accepted, deferred).problems
     ]
 
 
@@ -83,14 +104,21 @@ def refuse_unless_runnable(check: RunCheck) -> None:
 
 
 def proposal_check(proposal: Proposal) -> RunCheck:
-    """The verdict on what a proposal runs, cached like a version's: its files never change."""
+    """The verdict on what a proposal runs, cached like a version's: its files never change,
+    nor do the registry packages it was proposed with (its lock)."""
+    packages = StoredIndex(proposal.packages) if proposal.packages else None
     if proposal.kind == Proposal.Kind.REPO:
         assert proposal.repository_version is not None  # a database constraint
-        return check_version(proposal.repository_version)
+        if packages is None:
+            return check_version(proposal.repository_version)
     key = f"rooms:runcheck:{fingerprint()}:proposal:{proposal.pk}"
     if proposal.pk and (cached := django_cache.get(key)) is not None:
         return RunCheck.from_dict(cached)
-    check = runnable.check_app(proposal.files)
+    if proposal.kind == Proposal.Kind.REPO:
+        assert proposal.repository_version is not None
+        check = check_version(proposal.repository_version, packages)
+    else:
+        check = runnable.check_app(proposal.files, packages)
     if proposal.pk and not check.is_transient:
         django_cache.set(key, check.as_dict(), VERDICT_SECONDS)
     return check
@@ -100,7 +128,7 @@ def proposal_warnings(proposal: Proposal, check: RunCheck | None, files_warning:
     """What the proposer should know that did not stop the proposal; `check` is its verdict
     (None: find it). A card with more than `files_warning` files warns of its size."""
     check = check or proposal_check(proposal)
-    warnings = []
+    warnings = list(read_dependencies(app_manifest(proposal)).warnings)
     if proposal.kind == Proposal.Kind.SNIPPET and proposal.file_count > files_warning:
         warnings.append(
             f"{proposal.file_count} files: the owner's card warns that an app this size belongs "
@@ -134,3 +162,15 @@ def first_problems(check: RunCheck) -> str:
     shown = "; ".join(str(problem) for problem in check.problems[:CARD_PROBLEMS])
     more = len(check.problems) - CARD_PROBLEMS
     return shown + (f"; and {more} more" if more > 0 else "")
+
+
+def app_manifest(proposal: Proposal) -> dict[str, str]:
+    """The app's package.json, as {"package.json": text}, or {} (a repository version's is at
+    its root)."""
+    if proposal.kind == Proposal.Kind.SNIPPET:
+        files = proposal.files
+    else:
+        assert proposal.repository_version is not None
+        files = proposal.repository_version.files
+    text = files.get("package.json")
+    return {"package.json": text} if isinstance(text, str) else {}

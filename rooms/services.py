@@ -18,6 +18,8 @@ from . import access, events, libraries, repositories, runchecks, tabs
 from .access import get_room_for_user, parse_uuid
 from .libraries import Package
 from .models import LauncherApp, Proposal, ProposalKey, Room
+from .registry import lock as registry
+from .registry.dependencies import read_dependencies
 from .runnable import RunCheck
 from .snippets import name_problems, snippet_problems, text_bytes
 
@@ -32,8 +34,11 @@ CARD_FILES_WARNING = 20
 def app_packages(proposal: Proposal) -> list[Package]:
     """The third-party packages the app of `proposal` brings: the curated libraries that the
     files it runs import (Tailwind's runtime for a CSS file that asks for it), as the Room's
-    frame loads them. The card, read_room_app_status and read_room_proposal all list these."""
-    return libraries.packages_of(runchecks.proposal_check(proposal).libraries)
+    frame loads them, and every package its package.json resolved to from the registry (the
+    lock). The card, read_room_app_status and read_room_proposal all list these."""
+    curated = libraries.packages_of(runchecks.proposal_check(proposal).libraries)
+    fetched = registry.packages_of(proposal.packages) if proposal.packages else []
+    return sorted(curated + fetched, key=lambda package: (package.name, package.origin))
 
 
 def app_status(app: LauncherApp) -> dict:
@@ -116,7 +121,13 @@ def propose_files(
 ) -> ProposalResult:
     """A snippet proposal: a new app, an update of one, or a revision; the same rules for all."""
     # Every problem at once, before the key is looked up: a NUL cannot even reach PostgreSQL.
-    problems = key_problems(idempotency_key) + name_problems(name) + snippet_problems(files)
+    dependencies = read_dependencies(files)
+    problems = [
+        *key_problems(idempotency_key),
+        *name_problems(name),
+        *snippet_problems(files),
+        *dependencies.problems,
+    ]
     if problems:
         refuse([*problems, *runchecks.run_problems_beside(problems, files)])
     request = proposal_request(
@@ -128,14 +139,18 @@ def propose_files(
     if target and target.same_as == (name, files):
         raise Invalid(target.same_message, code="unchanged", field="files")
     # Text the rules accept, compiled as the Room will run it (after the replay: a retry of a
-    # proposal that was accepted is answered without compiling it again).
-    check = runchecks.check_snippet(files)
+    # proposal that was accepted is answered without compiling or resolving it again). The
+    # registry's packages are resolved first (I/O, outside any transaction), then checked.
+    resolved = registry.resolve_packages(dependencies.registry) if dependencies.registry else None
+    check = runchecks.check_snippet(files, resolved.layout if resolved else None)
     runchecks.refuse_unless_runnable(check)
+    packages = registry.package_app(resolved, check.packages) if resolved else None
     content = {
         "kind": "snippet",
         "name": name,
         "files": files,
         **(target.content if target else {}),
+        **({"packages": registry.content_digest(packages.lock)} if packages else {}),
     }
     fields = {
         "kind": Proposal.Kind.SNIPPET,
@@ -145,9 +160,11 @@ def propose_files(
         "file_count": len(files),
         "total_bytes": sum(text_bytes(text) for text in files.values()),
         "run_summary": runchecks.summary(check)[:500],
+        "packages": packages.lock if packages else {},
         **(target.fields if target else {}),
     }
-    return with_warnings(store_proposal(request, room=room, fields=fields), check)
+    result = store_proposal(request, room=room, fields=fields, packages=packages)
+    return with_warnings(result, check)
 
 
 def propose_repo_version(
@@ -177,11 +194,20 @@ def propose_repo_version(
         return with_warnings(ProposalResult(previous, replay=True))
     name = check_name(name)
     version = access.get_version_in_project(room.project, repository_id, version_id)
-    check = runchecks.check_version(version)
+    manifest = version.files.get("package.json")
+    dependencies = read_dependencies(
+        {"package.json": manifest} if isinstance(manifest, str) else {}
+    )
+    refuse(dependencies.problems)
+    resolved = registry.resolve_packages(dependencies.registry) if dependencies.registry else None
+    check = runchecks.check_version(version, resolved.layout if resolved else None)
     runchecks.refuse_unless_runnable(check)
+    packages = registry.package_app(resolved, check.packages) if resolved else None
     update = repositories.repo_update_target(room, version)
     target = Target(fields=update[0], content=update[1]) if update else None
-    content = {"kind": "repo", "name": name, "version_id": str(version.pk)}
+    content: dict = {"kind": "repo", "name": name, "version_id": str(version.pk)}
+    if packages:
+        content["packages"] = registry.content_digest(packages.lock)
     result = store_proposal(
         request,
         room=room,
@@ -193,8 +219,10 @@ def propose_repo_version(
             "file_count": len(version.files),
             "total_bytes": sum(text_bytes(text or "") for text in version.files.values()),
             "run_summary": runchecks.summary(check)[:500],
+            "packages": packages.lock if packages else {},
             **(target.fields if target else {}),
         },
+        packages=packages,
     )
     return with_warnings(result, check)
 
@@ -213,17 +241,25 @@ def proposal_request(
 
 
 def store_proposal(
-    request: IdempotentRequest[Proposal], *, room: Room, fields: dict
+    request: IdempotentRequest[Proposal],
+    *,
+    room: Room,
+    fields: dict,
+    packages: registry.AppPackages | None = None,
 ) -> ProposalResult:
     return request.store(
-        lambda: insert_proposal(request, room=room, fields=fields),
+        lambda: insert_proposal(request, room=room, fields=fields, packages=packages),
         lambda previous: ProposalResult(previous, replay=True),
     )
 
 
 @transaction.atomic
 def insert_proposal(
-    request: IdempotentRequest[Proposal], *, room: Room, fields: dict
+    request: IdempotentRequest[Proposal],
+    *,
+    room: Room,
+    fields: dict,
+    packages: registry.AppPackages | None = None,
 ) -> ProposalResult:
     caller = request.scope["caller"]
     room = Room.objects.select_for_update().get(pk=room.pk)
@@ -239,6 +275,8 @@ def insert_proposal(
         fields["previous"] = supersede(fields["previous"])
     principal = principal_of(caller)  # which token or client sent it, for the card's byline
     via = principal.token_key if principal else ""
+    if packages is not None:  # with the proposal or not at all (content-addressed rows)
+        fields["package_bundle"] = packages.store()
     proposal = Proposal.objects.create(room=room, proposed_by=caller, proposed_via=via, **fields)
     request.record(proposal)
     events.append_room_event(

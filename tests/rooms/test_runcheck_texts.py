@@ -44,7 +44,7 @@ def test_a_snippet_over_the_size_limits_is_not_compiled(settings, monkeypatch):
     settings.SNIPPET_MAX_FILES = 2
     settings.SNIPPET_MAX_TOTAL_BYTES = 10
     failing = RunCheck(problems=[Problem("src/App.tsx", 1, 1, "does not compile")])
-    monkeypatch.setattr(runchecks.runnable, "check_app", lambda files: failing)
+    monkeypatch.setattr(runchecks.runnable, "check_app", lambda files, packages=None: failing)
     files = {"src/App.tsx": "a", "src/b.ts": "b", "src/c.ts": "c"}
     assert runchecks.run_problems_beside([], files) == []
     assert runchecks.run_problems_beside([], {"src/App.tsx": "a" * 11}) == []
