@@ -27,6 +27,7 @@ from . import libraries
 from .jsengine import EngineOutOfMemory, EngineTimeout, engine
 
 ENTRY = "src/App.tsx"
+MANIFEST = "package.json"
 BUILTIN_MODULES = libraries.REACT_MODULES
 CODE_SUFFIXES = (".tsx", ".ts", ".jsx", ".js", ".mjs")
 LOADABLE_SUFFIXES = CODE_SUFFIXES + (".json", ".css")
@@ -140,7 +141,8 @@ def check_app(files: dict[str, str], packages: PackageIndex | None = None) -> Ru
     entry = facts.get(ENTRY, {})
     if "requires" in entry and not entry["default_export"]:
         problems.append(Problem(ENTRY, 1, 1, NO_DEFAULT_EXPORT))
-    unused = sorted(set(files) - set(loaded))
+    # package.json is the server's to read (its dependencies), never the frame's to load.
+    unused = sorted(set(files) - set(loaded) - {MANIFEST})
     return RunCheck(
         problems=problems,
         loaded=loaded,

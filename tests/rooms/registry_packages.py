@@ -94,11 +94,15 @@ export default function App() {
 """
 
 
+DEPENDENCIES = {"tiny-format": "^1.0.0", "ui-badge": "~1.0.0"}
+
+
 def app_files(**dependencies: str) -> dict[str, str]:
+    """The app, its package.json naming `dependencies` (by default DEPENDENCIES)."""
     manifest = {
         "name": "price-tag",
         "private": True,
-        "dependencies": dependencies or {"tiny-format": "^1.0.0", "ui-badge": "~1.0.0"},
+        "dependencies": dependencies or DEPENDENCIES,
         "devDependencies": {"vite": "^7.0.0", "typescript": "^5.9.0"},
     }
     return {"src/App.tsx": APP, "package.json": json.dumps(manifest, indent=2) + "\n"}
