@@ -10,7 +10,7 @@ advisory endpoint, from packages the caller builds (or real tarballs a bench bri
 A package version may be published with a wrong integrity hash (`wrong_integrity=True`),
 install scripts, a licence, a deprecation, dependencies and peers; a name may be made slow
 (`slow={"name": seconds}`: its packument is sent a byte at a time over that long). Every
-request is recorded in `requests` as (method, path).
+request is recorded in `requests` as (method, path), also served as JSON at /-/requests.
 """
 
 import base64
@@ -59,6 +59,8 @@ class NpmRegistry:
     requests: list[tuple[str, str]] = field(default_factory=list)
     serves_advisories: bool = True
     down: bool = False  # answers 503 to everything
+    documents: dict[str, bytes] = field(default_factory=dict)  # packuments, as served
+    cache_control: str = ""  # sent with packuments (a bench sends the public registry's)
 
     def publish(
         self,
@@ -113,6 +115,13 @@ class NpmRegistry:
         self.versions.setdefault(name, {})[version] = Version(manifest=manifest, data=data)
         if tag:
             self.tags.setdefault(name, {})["latest"] = version
+        self.documents.pop(name, None)
+
+    def document(self, name: str) -> bytes:
+        """The packument as served: made once, as a registry (or its CDN) serves it."""
+        if name not in self.documents:
+            self.documents[name] = json.dumps(self.packument(name)).encode()
+        return self.documents[name]
 
     def packument(self, name: str) -> dict:
         versions = {}
@@ -136,6 +145,10 @@ class NpmRegistry:
 
             def do_GET(self):
                 path = unquote(self.path.split("?")[0])
+                if (
+                    path == "/-/requests"
+                ):  # what it was asked so far, for a bench in another process
+                    return self.answer(200, json.dumps(registry.requests).encode())
                 registry.requests.append(("GET", path))
                 if registry.down:
                     return self.answer(503, b'{"error": "down"}')
@@ -149,10 +162,10 @@ class NpmRegistry:
                 name = path[1:]
                 if name not in registry.versions:
                     return self.answer(404, b'{"error": "Not found"}')
-                body = json.dumps(registry.packument(name)).encode()
+                body = registry.document(name)
                 if name in registry.slow:
                     return self.drip(body, registry.slow[name])
-                return self.answer(200, body)
+                return self.answer(200, body, cache_control=registry.cache_control)
 
             def do_POST(self):
                 path = unquote(self.path.split("?")[0])
@@ -166,9 +179,11 @@ class NpmRegistry:
                 }
                 return self.answer(200, json.dumps(found).encode())
 
-            def answer(self, status, body, kind="application/json"):
+            def answer(self, status, body, kind="application/json", cache_control=""):
                 self.send_response(status)
                 self.send_header("Content-Type", kind)
+                if cache_control:
+                    self.send_header("Cache-Control", cache_control)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)

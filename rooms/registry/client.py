@@ -14,10 +14,12 @@ decides whether it is the registry's fault (retry later) or the package's.
 import http.client
 import json
 import math
+import re
 import socket
 import ssl
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
@@ -30,6 +32,63 @@ PACKUMENT_ACCEPT = "application/vnd.npm.install-v1+json; q=1.0, application/json
 PACKUMENT_MAX_BYTES = 32 * 1024 * 1024
 ADVISORIES_MAX_BYTES = 4 * 1024 * 1024
 HEADER_BYTES = 64 * 1024
+
+
+# How long a packument is kept at most, whatever its Cache-Control says (the public registry
+# says 300 s), and how many bytes of them a process keeps.
+PACKUMENT_SECONDS = 300
+PACKUMENT_CACHE_BYTES = 64 * 1024 * 1024
+MAX_AGE = re.compile(r"(?:^|[,\s])(?:s-maxage|max-age)=(\d+)")
+
+
+def max_age(cache_control: str | None) -> int:
+    text = (cache_control or "").lower()
+    if "no-store" in text or "no-cache" in text or "private" in text:
+        return 0
+    found = MAX_AGE.search(text)
+    return int(found.group(1)) if found else 0
+
+
+class _Packuments:
+    """The packuments this process fetched lately, parsed, until they expire."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.kept: OrderedDict[str, tuple[float, dict, int]] = OrderedDict()
+        self.size = 0
+
+    def get(self, key: str) -> dict | None:
+        with self.lock:
+            found = self.kept.get(key)
+            if found is None:
+                return None
+            if found[0] < time.monotonic():
+                self._drop(key)
+                return None
+            return found[1]
+
+    def put(self, key: str, document: dict, size: int, seconds: int) -> None:
+        if seconds <= 0 or size > PACKUMENT_CACHE_BYTES:
+            return
+        with self.lock:
+            if key in self.kept:
+                self._drop(key)
+            self.kept[key] = (time.monotonic() + seconds, document, size)
+            self.size += size
+            while self.size > PACKUMENT_CACHE_BYTES:
+                self._drop(next(iter(self.kept)))
+
+    def clear(self) -> None:
+        with self.lock:
+            self.kept.clear()
+            self.size = 0
+
+    def _drop(self, key: str) -> None:
+        _at, _document, size = self.kept.pop(key)
+        self.size -= size
+
+
+packuments = _Packuments()
 
 
 class RegistryError(Exception):
@@ -52,6 +111,7 @@ class TooLarge(RegistryError):
 class Answer:
     status: int
     body: bytes
+    max_age: int = 0  # what its Cache-Control lets a client keep it for, in seconds
 
 
 class Deadline:
@@ -132,7 +192,12 @@ class Registry:
     # -- the documents ------------------------------------------------------------------------
 
     def packument(self, name: str) -> dict:
-        """The package's versions and dist-tags; a missing package is not the registry's fault."""
+        """The package's versions and dist-tags; a missing package is not the registry's fault.
+        Kept as long as the registry's Cache-Control says, at most PACKUMENT_SECONDS (npm's own
+        cache keeps them so: a version published meanwhile is seen that much later)."""
+        key = f"{self.url}/{name}"
+        if (kept := packuments.get(key)) is not None:
+            return kept
         answer = self.get(
             f"/{quote(name, safe='@')}", accept=PACKUMENT_ACCEPT, max_bytes=PACKUMENT_MAX_BYTES
         )
@@ -145,6 +210,7 @@ class Registry:
             raise RegistryError(f"the registry's packument of {name} is not JSON") from None
         if not isinstance(document, dict) or not isinstance(document.get("versions"), dict):
             raise RegistryError(f"the registry's packument of {name} lists no versions")
+        packuments.put(key, document, len(answer.body), min(answer.max_age, PACKUMENT_SECONDS))
         return document
 
     def tarball(self, url: str, *, max_bytes: int, what: str) -> bytes:
@@ -216,7 +282,8 @@ class Registry:
                 connection = self.connection(deadline, budget=max_bytes + HEADER_BYTES)
                 connection.request(method, path, body=body, headers=headers)
                 response = connection.getresponse()
-                return Answer(response.status, self.read(response, max_bytes, path))
+                body = self.read(response, max_bytes, path)
+                return Answer(response.status, body, max_age(response.getheader("Cache-Control")))
             except TooLarge:
                 self.drop()
                 raise

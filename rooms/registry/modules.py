@@ -18,6 +18,7 @@ reach are in the table. Nothing here runs package code: the frame does, in its s
 import hashlib
 import json
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
@@ -47,12 +48,21 @@ class PackageCodeProblem(Exception):
 
 @dataclass
 class Package:
-    """A node of the tree with the files the Room keeps of it (tarballs.Unpacked.files)."""
+    """A node of the tree with the files the Room keeps of it (tarballs.Unpacked.files), read
+    only when resolution first looks into it (`load`): most packages of a tree are never
+    reached by an app's imports (axios's Node adapter brings a dozen)."""
 
     node: Node
     manifest: dict
-    files: dict[str, str]
+    load: Callable[[], dict[str, str]]
     browser_map: dict[str, str | bool] = field(default_factory=dict)
+    _files: dict[str, str] | None = None
+
+    @property
+    def files(self) -> dict[str, str]:
+        if self._files is None:
+            self._files = self.load()
+        return self._files
 
     def __post_init__(self) -> None:
         browser = self.manifest.get("browser")

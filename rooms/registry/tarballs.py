@@ -145,32 +145,45 @@ class _Inflating(io.RawIOBase):
     more than `limit` bytes (plus the tar headers' share)."""
 
     def __init__(self, data: bytes, limit: int):
-        self._source = io.BytesIO(data)
+        self._source = memoryview(data)
+        self._at = 0
         self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
         self._buffer = b""
+        self._offset = 0  # what of _buffer was read (the tar reader asks 512 bytes at a time)
         # Headers and padding: 512 bytes a block; a tarball of small files doubles its size.
         self._left = limit * 2 + 10 * 1024 * 1024
 
     def readable(self) -> bool:
         return True
 
-    def readinto(self, target) -> int:
-        while not self._buffer:
+    def _more(self) -> bool:
+        while True:
             if self._inflate.eof:
                 rest = self._inflate.unused_data
                 if not rest:
-                    return 0
+                    return False
                 # A second gzip member (concatenated streams are valid gzip).
                 self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
                 self._buffer = self._inflate.decompress(rest, READ_PIECE)
-                continue
-            chunk = self._inflate.unconsumed_tail or self._source.read(64 * 1024)
-            if not chunk:
-                return 0
-            self._buffer = self._inflate.decompress(chunk, READ_PIECE)
-        size = min(len(target), len(self._buffer))
-        target[:size] = self._buffer[:size]
-        self._buffer = self._buffer[size:]
+            else:
+                chunk: bytes | memoryview
+                chunk = self._inflate.unconsumed_tail
+                if not chunk:
+                    chunk = self._source[self._at : self._at + 256 * 1024]
+                    self._at += len(chunk)
+                if not chunk:
+                    return False
+                self._buffer = self._inflate.decompress(chunk, READ_PIECE)
+            self._offset = 0
+            if self._buffer:
+                return True
+
+    def readinto(self, target) -> int:
+        if self._offset >= len(self._buffer) and not self._more():
+            return 0
+        size = min(len(target), len(self._buffer) - self._offset)
+        target[:size] = self._buffer[self._offset : self._offset + size]
+        self._offset += size
         self._left -= size
         if self._left < 0:
             raise TarballProblem("it inflates to far more than its files declare")
