@@ -225,9 +225,9 @@ def run(args) -> None:
     from django.urls import reverse
 
     from rooms.jsengine import engine
+    from rooms.models import NpmPackage, PackageBundle, Project, Proposal, Room
     from rooms.registry import client as client_module
     from rooms.registry import lock as lock_module
-    from rooms.models import NpmPackage, PackageBundle, Project, Proposal, Room
     from rooms.services import approve_proposal, propose_snippet
 
     call_command("migrate", verbosity=0)
