@@ -3,6 +3,7 @@ a live server) and REST, its registry packages listed by read_room_proposal and
 read_room_app_status and on the owner's card, and a registry that is down answered as a
 retryable refusal on both: REST 503 with Retry-After, an MCP tool error with retry_after."""
 
+import hashlib
 import json
 
 import pytest
@@ -185,3 +186,85 @@ def test_the_card_shows_each_registry_package_its_origin_and_its_marks(
     assert '<a href="https://github.com/advisories/GHSA-aaaa-bbbb-cccc"' in badge
     assert 'Badge text is not escaped</a> <span class="muted">(affects &lt;=1.0.0)</span>' in badge
     assert "checked against the registry's integrity hashes" in section
+
+
+# ------------------------------------------------------------------- the module table's URL
+
+
+def table_url(client, room, owner, agent):
+    proposal = services.propose_snippet(
+        caller=agent,
+        room_id=str(room.pk),
+        name="Price tag",
+        files=app_files(),
+        idempotency_key="t-00001",
+    ).proposal
+    app = services.approve_proposal(owner=owner, proposal_id=proposal.pk)
+    client.force_login(owner)
+    files = client.get(reverse("rooms:app_files", args=[room.pk, app.pk])).json()
+    return app, files["packages"]["url"]
+
+
+@pytest.mark.django_db
+def test_the_module_table_is_served_immutable_to_whoever_may_open_the_app(
+    client, room, owner, member, stranger, agent, npm_registry
+):
+    app, url = table_url(client, room, owner, agent)
+    assert url == reverse(
+        "rooms:app_packages", args=[room.pk, app.pk, app.proposal.package_bundle_id]
+    )
+    response = client.get(url, HTTP_ACCEPT_ENCODING="gzip")
+    assert response.status_code == 200
+    assert response["Content-Encoding"] == "gzip"
+    assert response["Cache-Control"] == "private, max-age=31536000, immutable"
+    plain = client.get(url)
+    table = json.loads(plain.content)
+    assert sorted(table["imports"]) == ["tiny-format", "ui-badge", "ui-badge/badge.css"]
+    assert hashlib.sha256(plain.content).hexdigest() == app.proposal.package_bundle_id
+    client.force_login(member)
+    assert client.get(url).status_code == 200
+    client.force_login(stranger)
+    assert client.get(url).status_code == 404
+    client.force_login(owner)
+    assert client.get(url.replace(app.proposal.package_bundle_id, "0" * 64)).status_code == 404
+    client.logout()
+    assert client.get(url).status_code == 401
+
+
+@pytest.mark.django_db
+def test_a_pending_proposals_module_table_is_the_owners_preview_only(
+    client, room, owner, member, agent, npm_registry
+):
+    proposal = services.propose_snippet(
+        caller=agent,
+        room_id=str(room.pk),
+        name="Price tag",
+        files=app_files(),
+        idempotency_key="t-00002",
+    ).proposal
+    client.force_login(owner)
+    files = client.get(reverse("rooms:proposal_preview_files", args=[proposal.pk])).json()
+    url = files["packages"]["url"]
+    assert client.get(url).status_code == 200
+    client.force_login(member)
+    assert client.get(url).status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_repository_versions_package_json_is_resolved_too(room, project, agent, npm_registry):
+    from rooms.models import Repository, RepositoryVersion
+    from rooms.services import propose_repo_version
+
+    files = app_files()
+    repo = Repository.objects.create(project=project, name="price-tag")
+    version = RepositoryVersion.objects.create(repository=repo, commit_hash="e" * 40, files=files)
+    proposal = propose_repo_version(
+        caller=agent,
+        room_id=str(room.pk),
+        name="Price tag",
+        repository_id=str(repo.pk),
+        version_id=str(version.pk),
+        idempotency_key="repo-key-01",
+    ).proposal
+    assert listed([p.as_dict() for p in services.app_packages(proposal)]) == REGISTRY_ROWS
+    assert proposal.package_bundle_id == proposal.packages["bundle"]
