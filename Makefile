@@ -5,6 +5,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 WORKERS ?= 1
+# `make run`: the links in mails and notifications, and the review_url agents get, point where
+# the demo serves; the console answers on the loopback names too.
+PUBLIC_ORIGIN ?= http://127.0.0.1:$(PORT)
+ALLOWED_HOSTS ?= 127.0.0.1,localhost,[::1]
 # Lines and branches of the apps the suite must run, together (make test fails below).
 # Measured 98.5% on 2026-12-02.
 COVERAGE_FLOOR ?= 97
@@ -46,11 +50,13 @@ proxy:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light) >/dev/null \
 	  || echo "Could not install nginx-light: the proxy tests will fail until /usr/sbin/nginx exists."; }
 
+run: export PUBLIC_ORIGIN := $(PUBLIC_ORIGIN)
+run: export ALLOWED_HOSTS := $(ALLOWED_HOSTS)
 run: install
 	$(BIN)/python manage.py migrate --noinput -v0
 	$(BIN)/python manage.py collectstatic --noinput -v0
-	$(BIN)/python manage.py seed_demo --origin http://127.0.0.1:$(PORT)
-	@echo "  Console: http://127.0.0.1:$(PORT)/   MCP: http://127.0.0.1:$(PORT)/api/v1/mcp (or /api/v1/external-mcp: see README)"
+	$(BIN)/python manage.py seed_demo --origin $(PUBLIC_ORIGIN)
+	@echo "  Console: $(PUBLIC_ORIGIN)/   MCP: $(PUBLIC_ORIGIN)/api/v1/mcp (or /api/v1/external-mcp: see README)"
 	MALLOC_ARENA_MAX=2 $(BIN)/uvicorn osfoundry.asgi:application --host 127.0.0.1 --port $(PORT) --workers $(WORKERS) --no-access-log
 
 lint: install-dev

@@ -141,6 +141,23 @@ def describe_connections(keys) -> dict[str, Connection]:
     return {key: Connection(name=names.get(key, ""), handle=handles.get(key, "")) for key in keys}
 
 
+def proposers(proposals) -> dict:
+    """Who proposed each of `proposals`, as (who, via): the agent's handle (else the person's
+    name, when the proposal came without a token or its agent is gone) and its token's or
+    client's name (else "")."""
+    proposals = list(proposals)
+    connections = describe_connections(p.proposed_via for p in proposals)
+    found = {}
+    for proposal in proposals:
+        connection = connections.get(proposal.proposed_via)
+        who = connection.handle if connection and connection.handle else ""
+        found[proposal.pk] = (
+            who or proposal.proposed_by.get_username(),
+            connection.name if connection else "",
+        )
+    return found
+
+
 @dataclass(frozen=True)
 class MyAgent:
     handle: str

@@ -276,9 +276,8 @@ def server_env(database_url: str, redis_url: str = "") -> dict:
     return env
 
 
-def prepare_database(database_url: str, count: int, agents_file: Path) -> None:
-    inherited = {k: v for k, v in os.environ.items() if k not in NOT_INHERITED}
-    env = inherited | server_env(database_url)
+def new_database(database_url: str) -> None:
+    """An empty database at `database_url` (PostgreSQL: dropped and created; SQLite: removed)."""
     if database_url.startswith("postgres"):
         import psycopg
 
@@ -288,6 +287,12 @@ def prepare_database(database_url: str, count: int, agents_file: Path) -> None:
             conn.execute(f'CREATE DATABASE "{name}"')
     else:
         Path(database_url.removeprefix("sqlite:///")).unlink(missing_ok=True)
+
+
+def prepare_database(database_url: str, count: int, agents_file: Path) -> None:
+    inherited = {k: v for k, v in os.environ.items() if k not in NOT_INHERITED}
+    env = inherited | server_env(database_url)
+    new_database(database_url)
     run = {"cwd": ROOT, "env": env, "check": True}
     subprocess.run([PYTHON, "manage.py", "migrate", "-v0"], **run)
     subprocess.run(

@@ -2,14 +2,19 @@
 
     .venv/bin/python bench/tasks.py                      # N = 1,000 and 5,000, 20 trials each
     .venv/bin/python bench/tasks.py --sizes 10000 --trials 30
+    .venv/bin/python bench/tasks.py --sizes 10000 --workers 2 \
+        --database postgres://postgres@127.0.0.1:5432/bench_tasks --redis redis://127.0.0.1:6379/0
 
-One uvicorn process of the real server on SQLite (bench/longpoll.py's launcher and settings).
-N idle agents each hold a subscriptions/listen stream open on a pending task of their own (raw
-HTTP from this process, localhost only); one target agent listens on T pending tasks. Each
-trial the owner approves one of the target's proposals through the console (a logged-in POST,
-as the card sends it); the time is from that POST's answer to the target's notifications/tasks
-frame for the task (negative: the frame came before the POST's answer). Prints p50/p95, the
-server's RSS with N parked, and the frames every idle listener got (none expected).
+One uvicorn process of the real server on SQLite (bench/longpoll.py's launcher and settings),
+or with --workers 2 two of them on PostgreSQL and Redis, as behind a load balancer. N idle
+agents each hold a subscriptions/listen stream open on a pending task of their own (raw HTTP
+from this process, localhost only; spread over the workers); one target agent listens on T
+pending tasks (on the last worker). Each trial the owner approves one of the target's proposals
+through the console of the first worker (a logged-in POST, as the card sends it), so with two
+workers the wake-up crosses Redis; the time is from that POST's answer to the target's
+notifications/tasks frame for the task (negative: the frame came before the POST's answer).
+Prints p50/p95, each server's RSS with N parked, and the frames every idle listener got (none
+expected).
 """
 
 import argparse
@@ -27,7 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.longpoll import (  # noqa: E402
+    NOT_INHERITED,
     PYTHON,
+    new_database,
     percentile,
     raise_fd_limit,
     rss_mb,
@@ -152,16 +159,22 @@ def console(port: int) -> httpx.Client:
     return client
 
 
-async def run_size(port, pid, data, count, trials):
+async def run_size(ports, pids, data, count, trials):
+    """Park `count` idle listeners over the workers at `ports`, then time `trials` approvals
+    made through the first worker as seen by a listener on the last."""
     counts: dict = {}
     idle = [
-        asyncio.ensure_future(idle_listener(port, data["token"], row["task"], n, counts))
+        asyncio.ensure_future(
+            idle_listener(ports[n % len(ports)], data["token"], row["task"], n, counts)
+        )
         for n, row in enumerate(data["idle"][:count])
     ]
     while counts.get("notifications/subscriptions/acknowledged", 0) < count:
         await asyncio.sleep(0.2)
     targets = data["targets"][:trials]
-    reader, _writer = await open_listen(port, data["token"], [t["task"] for t in targets], "target")
+    port = ports[0]
+    task_ids = [t["task"] for t in targets]
+    reader, _writer = await open_listen(ports[-1], data["token"], task_ids, "target")
     arrived: dict[str, float] = {}
     stream = frames(reader)
     await anext(stream)  # the acknowledgment
@@ -172,7 +185,7 @@ async def run_size(port, pid, data, count, trials):
                 arrived[message["params"]["taskId"]] = at
 
     collecting = asyncio.ensure_future(collect())
-    rss = rss_mb(pid)
+    rss = [rss_mb(pid) for pid in pids]
     owner = await asyncio.to_thread(console, port)
     timings = []
     for target in targets:
@@ -198,6 +211,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000,5000")
     parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=1, choices=[1, 2])
+    parser.add_argument("--database", help="postgres://… (default: a SQLite file under var/)")
+    parser.add_argument("--redis", help="redis://…, which two workers need to wake each other")
     parser.add_argument("--populate", type=int)
     parser.add_argument("--out")
     args = parser.parse_args()
@@ -207,12 +223,14 @@ def main():
     limit = raise_fd_limit()
     WORK.mkdir(parents=True, exist_ok=True)
     (ROOT / "var" / "bench-longpoll").mkdir(parents=True, exist_ok=True)  # serve() logs there
-    print(f"{'N':>7} {'p50 ms':>8} {'p95 ms':>8} {'RSS MB':>8} {'idle frames':>12}")
+    if args.workers > 1 and not (args.redis and args.database):
+        parser.error("--workers 2 needs --database (PostgreSQL) and --redis")
+    print(f"{'N':>7} {'p50 ms':>8} {'p95 ms':>8} {'RSS MB':>12} {'idle frames':>12}")
     for size in [min(int(s), limit - 200) for s in args.sizes.split(",")]:
-        database = WORK / "bench.sqlite3"
-        database.unlink(missing_ok=True)
-        env = {**os.environ, **server_env(f"sqlite:///{database}")}
-        env.pop("REDIS_URL", None)
+        database_url = args.database or f"sqlite:///{WORK / 'bench.sqlite3'}"
+        new_database(database_url)
+        settings = server_env(database_url, args.redis or "")
+        env = {k: v for k, v in os.environ.items() if k not in NOT_INHERITED} | settings
         import subprocess
 
         run = {"cwd": ROOT, "env": env, "check": True}
@@ -232,14 +250,17 @@ def main():
             **run,
         )
         data = json.loads(out.read_text())
-        server, port = serve(server_env(f"sqlite:///{database}"))
+        servers = [serve(settings) for _ in range(args.workers)]
         try:
-            timings, rss, noise = asyncio.run(run_size(port, server.pid, data, size, args.trials))
+            ports, pids = [port for _s, port in servers], [server.pid for server, _p in servers]
+            timings, rss, noise = asyncio.run(run_size(ports, pids, data, size, args.trials))
         finally:
-            server.terminate()
-            server.wait(30)
+            for server, _port in servers:
+                server.terminate()
+                server.wait(30)
         p50, p95 = percentile(timings, 0.5), percentile(timings, 0.95)
-        print(f"{size:>7} {p50:>8.2f} {p95:>8.2f} {rss:>8.0f} {noise:>12}")
+        memory = " + ".join(f"{mb:.0f}" for mb in rss)
+        print(f"{size:>7} {p50:>8.2f} {p95:>8.2f} {memory:>12} {noise:>12}")
 
 
 if __name__ == "__main__":

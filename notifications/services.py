@@ -20,6 +20,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from agents.connected import proposers
 from rooms.events import PROPOSAL_CREATED
 from rooms.models import Proposal, Room, RoomEvent
 
@@ -112,11 +113,15 @@ def batch_email(owner, proposals: list[Proposal]) -> EmailMessage:
         subject = f"“{' '.join(proposals[0].name.split())}” needs your approval"
     else:
         subject = f"{len(proposals)} proposals need your approval"
+    who = proposers(proposals)
     body = render_to_string(
         "notifications/new_proposals.txt",
         {
             "owner": owner,
-            "items": [(p, origin + p.get_absolute_url()) for p in proposals],
+            "items": [
+                (p, origin + p.get_absolute_url(), " · ".join(filter(None, who[p.pk])))
+                for p in proposals
+            ],
             "settings_url": origin + reverse("notifications:settings"),
         },
     )

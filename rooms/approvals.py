@@ -7,10 +7,13 @@ or an agent that never proposed to them is refused with a message, never a 500.
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
+from django.core.paginator import Page, Paginator
 
 from .models import Proposal, Room
 
 RECENTLY_DECIDED = 20
+# Pending proposals per inbox page: a Room agents fill with thousands stays one quick page.
+PENDING_PAGE = 50
 DECIDED = [
     Proposal.Status.APPROVED,
     Proposal.Status.DECLINED,
@@ -70,7 +73,13 @@ def owner_proposals(owner, filters: InboxFilters):
 
 
 def pending_for(owner, filters: InboxFilters):
-    return owner_proposals(owner, filters).pending().order_by("-created_at")
+    return owner_proposals(owner, filters).pending().order_by("-created_at", "-pk")
+
+
+def pending_page(owner, filters: InboxFilters, number) -> Page:
+    """One page of the pending proposals, newest first; a page number that is not one gives
+    the first page, one past the end the last."""
+    return Paginator(pending_for(owner, filters), PENDING_PAGE).get_page(number)
 
 
 def recently_decided_for(owner, filters: InboxFilters) -> list[Proposal]:

@@ -92,10 +92,11 @@ def record_revision(
         "kind": proposal.kind,
         "revision": app.revision,
         "build_state": app.build_state,
+        "by": owner.get_username(),
     }
     if rolled_back_to is not None:
         kind = events.APP_ROLLED_BACK
-        payload |= {"rolled_back_to": rolled_back_to, "by": owner.get_username()}
+        payload["rolled_back_to"] = rolled_back_to
     else:
         kind = events.APP_CREATED if created else events.APP_UPDATED
     events.append_room_event(room=app.room, type=kind, payload=payload)

@@ -32,15 +32,16 @@ def domain_error_status(error: DomainError) -> int:
 @login_required
 def inbox(request):
     filters = approvals.read_filters(request.user, request.GET)
-    pending = approvals.pending_for(request.user, filters)
-    # Read the Rooms' event sequences before the pending list (evaluated in the template): an
-    # event landing in between is then replayed by the feed, and the page skips duplicates.
+    # Read the Rooms' event sequences before the pending list: an event landing in between is
+    # then replayed by the feed, and the page skips duplicates.
     rooms = list(Room.objects.visible_to(request.user).select_related("project", "owner"))
+    page = approvals.pending_page(request.user, filters, request.GET.get("page"))
     return render(
         request,
         "rooms/inbox.html",
         {
-            "pending": pending,
+            "pending": page.object_list,
+            "page": page,
             "decided": approvals.recently_decided_for(request.user, filters),
             "filters": filters,
             "rooms": rooms,

@@ -1,21 +1,25 @@
 from django import template
 from django.utils.html import format_html
 
-from agents.connected import describe_connections
+from agents.connected import proposers
 from rooms.reveal import inline_text
 
 register = template.Library()
 
 
 @register.simple_tag
-def proposer(proposal):
+def proposers_of(proposals):
+    """`{% proposers_of page as names %}`: who proposed each of a list's proposals, read at
+    once (three queries whatever the list's length), for `{% proposer p names %}`."""
+    return proposers(proposals)
+
+
+@register.simple_tag
+def proposer(proposal, names=None):
     """`{% proposer proposal %}`: who proposed, as "bob-codex · Codex via OAuth": the agent's
     handle and its token's or client's name; the user name when the proposal came without a
-    token (or the token and its agent are gone)."""
-    username = proposal.proposed_by.get_username()
-    connection = describe_connections([proposal.proposed_via]).get(proposal.proposed_via)
-    who = connection.handle if connection and connection.handle else username
-    via = connection.name if connection else ""
+    token (or the token and its agent are gone). `names`: from {% proposers_of %}."""
+    who, via = (names or proposers([proposal]))[proposal.pk]
     if not via:
         return format_html('<span class="agent">{}</span>', inline_text(who))
     return format_html(

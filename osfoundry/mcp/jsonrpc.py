@@ -112,11 +112,13 @@ def decode_cursor(cursor, total: int) -> int:
     return value
 
 
-def check_protocol_version(request: Request) -> None:
+def check_protocol_version(request: Request, request_id=None) -> None:
+    """Refuse a revision we do not speak; the error carries the request's id (`request_id`,
+    None when the message has none that is valid), as every error to a request does."""
     version = request.headers.get("mcp-protocol-version")
     if version is None or version in ALL_VERSIONS:
         return
-    raise unsupported_version(None, version)
+    raise unsupported_version(request_id, version)
 
 
 def unsupported_version(request_id, version) -> Reply:

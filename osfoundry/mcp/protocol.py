@@ -181,10 +181,10 @@ class MCPApp:
         # Behind a closed door nothing is answered without a token, not even a malformed message.
         principal = None if self.is_discovery_open else await self.authenticate(request)
         message = parse_message(body)
-        check_protocol_version(request)
+        request_id = message.get("id")
+        check_protocol_version(request, request_id if is_valid_id(request_id) else None)
         if "method" not in message:
             return 202, None, [], None  # a response or error from the client: nothing to say
-        request_id = message.get("id")
         if "id" not in message:
             return 202, None, [], None  # a notification
         method = message["method"]

@@ -193,7 +193,9 @@ async def open_listen(ctx, store: TaskStore, request_id, params: dict, modern, w
         raise missing_tasks_capability(request_id, "notifications.taskIds")
     ctx.principal.require(READ)
     found = await run_sync(store.read, ctx, task_ids[:MAX_TASK_IDS])
-    return Stream(ctx, store, request_id, found, watcher)
+    # The acknowledgment names the subset honoured: task ids when asked for; the list-changed
+    # kinds never (tools, prompts and resources do not change here), so they are left out.
+    return Stream(ctx, store, request_id, found, watcher, is_for_tasks="taskIds" in wanted)
 
 
 class Stream:
@@ -202,7 +204,9 @@ class Stream:
     changed before the stream opened), and stays open until the client leaves, the caller's
     access ends, or the server shuts down (a graceful end: the listen request's result)."""
 
-    def __init__(self, ctx: CallContext, store: TaskStore, request_id, found: dict, watcher):
+    def __init__(
+        self, ctx: CallContext, store: TaskStore, request_id, found: dict, watcher, is_for_tasks
+    ):
         self.ctx = ctx
         self.store = store
         self.request_id = request_id
@@ -210,6 +214,7 @@ class Stream:
         self.keys = sorted({state.key for state in found.values()})
         self.watcher = watcher
         self.meta = {SUBSCRIPTION_ID_META: request_id}
+        self.honoured = {"taskIds": list(self.sent)} if is_for_tasks else {}
 
     async def run(self, send, headers: list) -> None:
         watcher = self.watcher
@@ -224,7 +229,7 @@ class Stream:
         ]
         try:
             await send({"type": "http.response.start", "status": 200, "headers": start})
-            ack = {"_meta": self.meta, "notifications": {"taskIds": list(self.sent)}}
+            ack = {"_meta": self.meta, "notifications": self.honoured}
             await self.event(send, "notifications/subscriptions/acknowledged", ack)
             # Registered before this read: whatever changes from here on wakes the waiter.
             await self.push_changes(send, READ_FIRST)

@@ -40,7 +40,11 @@
     if (emptyState) emptyState.hidden = rows.children.length > 0;
   }
 
+  // Pages after the first hold older proposals: a new one belongs on the first.
+  const isFirstPage = (table.dataset.page || "1") === "1";
+
   function addRow(roomName, event) {
+    if (!isFirstPage) return;
     if (!window.osfFeed.isUuid(event.proposal_id) || findRow(event.proposal_id)) return;
     const row = document.createElement("tr");
     row.dataset.proposalId = event.proposal_id;

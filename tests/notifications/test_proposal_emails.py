@@ -6,9 +6,11 @@ import pytest
 from django.core import mail
 from django.utils import timezone
 
+from agents.models import AccessToken
 from notifications import services
 from notifications.models import NotificationSettings
 from notifications.services import send_due_emails, set_email_notifications
+from osfoundry.auth import authenticate_bearer
 from rooms.models import Proposal
 from rooms.services import decline_proposal, propose_snippet
 
@@ -102,3 +104,18 @@ def test_a_second_worker_that_read_the_state_before_the_first_sent_sends_nothing
     monkeypatch.setattr(services, "settings_for", lambda person: read_by_second_worker)
     assert services.send_batch_if_due(owner=owner, now=timezone.now()) is False
     assert len(mail.outbox) == 1
+
+
+def test_the_email_names_the_agent_and_the_token_it_proposed_through(
+    room, owner, agent, files, agent_token
+):
+    raw, _profile = agent_token(agent, "falcon-builder")
+    room.members.add(agent)
+    caller = authenticate_bearer(raw).user  # as the REST and MCP interfaces hand it over
+    propose(room, caller, files, key="key-agent-0001", name="Timer")
+    propose(room, agent, files, key="key-agent-0002", name="Board")  # no token: the person
+    send_due_emails()
+    body = mail.outbox[0].body
+    token = AccessToken.objects.get(user=agent)
+    assert f"- Timer in {room.name}, from falcon-builder · {token.name or 'token'}" in body
+    assert f"- Board in {room.name}, from agent\n" in body

@@ -1,7 +1,14 @@
 """Connected → Needs your approval: the owner's pending proposals and the navigation badge."""
 
-from django.urls import reverse
+from datetime import timedelta
 
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from osfoundry.auth import authenticate_bearer
+from rooms.models import Proposal
 from rooms.services import approve_proposal
 from tests.rooms.helpers import propose
 
@@ -74,3 +81,77 @@ def test_owner_inbox_follows_the_feed_of_each_owned_room(client, owner, room):
 def test_anonymous_inbox_redirects_to_login(client, db):
     response = client.get(reverse("rooms:inbox"))
     assert response.status_code == 302
+
+
+def pending_in_bulk(room, agent, count, via=""):
+    """`count` pending proposals, written as rows (what is read is what is tested here), a
+    minute apart and older than any proposed by the test itself: newest first is `made`."""
+    made = Proposal.objects.bulk_create(
+        Proposal(
+            room=room,
+            kind=Proposal.Kind.SNIPPET,
+            name=f"App {n}",
+            files={"src/App.tsx": f"export default () => <p>{n}</p>;\n"},
+            content_hash=f"{n:064x}",
+            file_count=1,
+            total_bytes=30,
+            proposed_by=agent,
+            proposed_via=via,
+        )
+        for n in range(count)
+    )
+    start = timezone.now() - timedelta(days=1)
+    for n, proposal in enumerate(made):  # created_at is set on insert: moved back after
+        Proposal.objects.filter(pk=proposal.pk).update(created_at=start - timedelta(minutes=n))
+    return made
+
+
+def test_the_inbox_shows_a_page_of_fifty_newest_first_and_pages_back(client, owner, room, agent):
+    made = pending_in_bulk(room, agent, 60)
+    client.force_login(owner)
+    first = client.get(reverse("rooms:inbox"))
+    assert list(first.context["pending"]) == made[:50]
+    html = first.content.decode()
+    assert "1–50 of 60 waiting, newest first" in html
+    assert 'href="?page=2" rel="next">Older</a>' in html
+    assert 'rel="prev"' not in html
+    second = client.get(reverse("rooms:inbox"), {"page": "2"})
+    assert list(second.context["pending"]) == made[50:]
+    assert 'href="?page=1" rel="prev">Newer</a>' in second.content.decode()
+    assert 'data-page="2"' in second.content.decode()
+    # Not a page number: the first page; past the end: the last; never an error.
+    assert client.get(reverse("rooms:inbox"), {"page": "x"}).context["page"].number == 1
+    assert client.get(reverse("rooms:inbox"), {"page": "99"}).context["page"].number == 2
+
+
+def test_the_pages_keep_the_filters(client, owner, room, agent):
+    pending_in_bulk(room, agent, 51)
+    client.force_login(owner)
+    html = client.get(reverse("rooms:inbox"), {"room": str(room.pk), "agent": "agent"})
+    assert f'href="?room={room.pk}&amp;agent=agent&amp;page=2"' in html.content.decode()
+
+
+def test_the_inbox_reads_as_many_queries_for_a_thousand_proposals_as_for_a_few(
+    client, owner, room, agent, agent_token
+):
+    raw, _profile = agent_token(agent, "falcon-builder")
+    principal = authenticate_bearer(raw)
+    token_user = principal.user
+    client.force_login(owner)
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as seen:
+            assert client.get(reverse("rooms:inbox")).status_code == 200
+        return len(seen)
+
+    for n in range(3):  # proposed through a token: the rows name the agent and its token
+        propose(
+            room,
+            token_user,
+            {"src/App.tsx": f"export default () => <p>{n}</p>;\n"},
+            key=f"key-token-{n:04}",
+            name=f"Token app {n}",
+        )
+    few = queries()
+    pending_in_bulk(room, agent, 1000, via=principal.token_key)
+    assert queries() == few

@@ -7,9 +7,10 @@ import pytest
 from django.urls import reverse
 
 from rooms.cards import MAX_COMMENTS_JSON_CHARS
-from rooms.models import LauncherApp, Proposal, ReviewComment
+from rooms.models import LauncherApp, Proposal, ReviewComment, RoomEvent
 from rooms.revisions import propose_update, request_changes, revise_proposal
 from rooms.services import approve_proposal
+from rooms.tabs import rollback_app
 from tests.rooms.helpers import changed, propose
 
 
@@ -275,6 +276,26 @@ def test_history_lists_revisions_and_the_owner_rolls_back(client, owner, member,
     assert "moved on to rev 3" in stale.content.decode()
     assert client.post(reverse("rooms:rollback", args=[app.room_id, app.pk]), {}).status_code == 400
     assert LauncherApp.objects.get(pk=app.pk).revision == 3
+
+
+def test_a_rollback_is_attributed_to_the_owner_who_made_it(client, owner, agent, app, files):
+    approve_proposal(owner=owner, proposal_id=update(app, agent, files, "v2").pk)
+    rollback_app(
+        owner=owner, room_id=app.room_id, instance_id=app.pk, to_revision=1, expected_revision=2
+    )
+    client.force_login(owner)
+    history = client.get(reverse("rooms:revisions", args=[app.room_id, app.pk])).content.decode()
+    row = history[history.index('data-revision="3"') :].split("</tr>")[0]
+    assert 'owner</bdi> <span class="muted small">rolled back to rev 1</span>' in row
+    assert 'class="agent"' not in row
+    page = client.get(reverse("rooms:revision", args=[app.room_id, app.pk, 3])).content.decode()
+    assert "<dt>Rolled back by</dt><dd><bdi>owner</bdi>, to the content of rev 1" in page
+    event = RoomEvent.objects.filter(type="app.rolled_back").get().payload
+    assert event["by"] == "owner"
+    created, updated = (
+        RoomEvent.objects.get(type=kind).payload for kind in ("app.created", "app.updated")
+    )
+    assert created["by"] == updated["by"] == "owner"
 
 
 @pytest.mark.parametrize("number", ["²", "1" * 5000], ids=["superscript-two", "5000-digits"])

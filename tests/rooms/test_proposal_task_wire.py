@@ -172,3 +172,22 @@ def test_a_listen_whose_person_was_deactivated_hands_over_no_decision(
         "id": "listen-1",
         "error": {"code": -32001, "message": "This token is no longer valid; connect again"},
     }
+
+
+def test_listen_acknowledges_only_the_kinds_it_honours(asgi_server, agent, token_factory):
+    # Tools, prompts and resources never change here: a listen for their list changes is
+    # acknowledged with none of them (the revision's rule: what the server does not support
+    # is left out), and no task ids it did not ask for.
+    body, headers = listen_request([])
+    body["params"]["notifications"] = {"toolsListChanged": True, "resourcesListChanged": True}
+    headers["Authorization"] = f"Bearer {token_factory(agent)}"
+    with httpx.stream("POST", asgi_server.mcp_url, json=body, headers=headers, timeout=30) as r:
+        ack = next(frames(r))
+    assert ack == {
+        "jsonrpc": "2.0",
+        "method": "notifications/subscriptions/acknowledged",
+        "params": {
+            "_meta": {"io.modelcontextprotocol/subscriptionId": "listen-1"},
+            "notifications": {},
+        },
+    }

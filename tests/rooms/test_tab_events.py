@@ -59,7 +59,7 @@ def test_an_approval_adds_a_tab_and_says_so(room, owner, agent, files):
                 "decided_at": proposal.decided_at.isoformat(),
             },
         ),
-        ("app.created", tab(app, position=0, proposal_id=str(proposal.pk))),
+        ("app.created", tab(app, position=0, proposal_id=str(proposal.pk), by="owner")),
     ]
 
 
@@ -78,7 +78,14 @@ def test_an_approved_update_and_a_rollback_say_which_revision_runs(room, owner, 
     assert events_since(room, last_sequence(room) - 1) == [
         (
             "app.updated",
-            tab(app, position=0, revision=2, name="Timer v2", proposal_id=str(update.pk)),
+            tab(
+                app,
+                position=0,
+                revision=2,
+                name="Timer v2",
+                proposal_id=str(update.pk),
+                by="owner",
+            ),
         )
     ]
     before = last_sequence(room)

@@ -3,7 +3,8 @@ one upstream port, Host and Origin untouched.
 
 The conformance suite has no option to send a header, and /api/v1/mcp answers nothing without a
 token: through this proxy its scenarios reach that path as a client configured with a personal
-token would. Bodies are read whole (the endpoint answers JSON, never a stream).
+token would. A JSON answer is passed on whole; an event stream (subscriptions/listen) is passed
+on as it arrives, chunk by chunk, until either side closes it.
 
 Usage: bearer_proxy.py LISTEN_PORT UPSTREAM_PORT TOKEN (run by tools/mcp-conformance/run).
 """
@@ -30,16 +31,30 @@ class Forward(BaseHTTPRequestHandler):
             # A Host in `headers` is sent as it is: the server's DNS-rebinding check sees it.
             upstream.request(self.command, self.path, body=body, headers=headers)
             answer = upstream.getresponse()
-            data = answer.read()
+            self.send_response_only(answer.status, answer.reason)
+            for name, value in answer.getheaders():
+                if name.lower() not in HOP_BY_HOP:
+                    self.send_header(name, value)
+            if answer.getheader("content-type", "").startswith("text/event-stream"):
+                self.stream(answer)
+            else:
+                data = answer.read()
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
         finally:
             upstream.close()
-        self.send_response_only(answer.status, answer.reason)
-        for name, value in answer.getheaders():
-            if name.lower() not in HOP_BY_HOP:
-                self.send_header(name, value)
-        self.send_header("Content-Length", str(len(data)))
+
+    def stream(self, answer: http.client.HTTPResponse) -> None:
+        self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        self.wfile.write(data)
+        try:
+            while chunk := answer.read1(65536):
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+        except (ConnectionError, TimeoutError):
+            self.close_connection = True  # the client left, or the stream went quiet past 70 s
 
     do_GET = do_POST = do_DELETE = do_PUT = do_OPTIONS = forward
 

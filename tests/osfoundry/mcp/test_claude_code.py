@@ -9,12 +9,15 @@ non-essential request turned off (no telemetry, updates or error reports): this 
 nothing but the package registries. Without npm or the package the tests skip, except in CI.
 """
 
+import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from osfoundry.mcp.protocol import MCPApp
 
 TOOLS = Path(__file__).resolve().parents[3] / "tools" / "claude-code"
 INSTALLED = TOOLS / "node_modules" / ".installed"
@@ -124,3 +127,37 @@ def test_claude_code_reports_an_oauth_config_on_the_external_path_connected_befo
     # test says so when the pin moves.
     status = status_after_adding(claude, tmp_path, asgi_server.url + "/api/v1/external-mcp")
     assert status == "✔ Connected"
+
+
+@pytest.fixture
+def requests_seen(monkeypatch):
+    """Each MCP request the live server (in this process) is sent: its method and revision,
+    read from the body before anything answers it."""
+    seen: list[tuple[str, str | None]] = []
+    handle = MCPApp.handle
+
+    async def recording(self, request, body, watcher):
+        message = json.loads(body or b"{}")
+        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        meta = params.get("_meta") or {}
+        revision = meta.get("io.modelcontextprotocol/protocolVersion") or params.get(
+            "protocolVersion"
+        )
+        seen.append((message.get("method"), revision))
+        return await handle(self, request, body, watcher)
+
+    monkeypatch.setattr(MCPApp, "handle", recording)
+    return seen
+
+
+@pytest.mark.parametrize("path", ["/api/v1/mcp", "/api/v1/external-mcp"])
+def test_claude_code_speaks_the_2026_07_28_revision_it_is_offered(
+    claude, asgi_server, agent, token_factory, tmp_path, path, requests_seen
+):
+    header = f"Authorization: Bearer {token_factory(agent)}"
+    status = status_after_adding(claude, tmp_path, asgi_server.url + path, "--header", header)
+    assert status == "✔ Connected"
+    assert requests_seen, "Claude Code sent nothing"
+    assert requests_seen[0] == ("server/discover", "2026-07-28")
+    assert all(revision == "2026-07-28" for _, revision in requests_seen)
+    assert "initialize" not in {method for method, _ in requests_seen}

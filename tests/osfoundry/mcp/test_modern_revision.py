@@ -4,6 +4,7 @@ the revision's errors (SPEC §6)."""
 
 import base64
 
+import httpx
 import pytest
 
 from osfoundry import asgi
@@ -132,6 +133,25 @@ def test_an_unknown_revision_in_meta_names_the_ones_spoken(asgi_server):
         "supported": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"],
         "requested": "2027-01-01",
     }
+
+
+@pytest.mark.parametrize("path", [EXTERNAL_MCP_PATH, MCP_PATH])
+def test_an_unsupported_revision_in_the_header_is_answered_with_the_requests_id(
+    asgi_server, agent, token_factory, path
+):
+    meta = {"io.modelcontextprotocol/protocolVersion": "v999.0.0"}
+    response = httpx.post(
+        asgi_server.url + path,
+        json={"jsonrpc": "2.0", "id": 301, "method": "server/discover", "params": {"_meta": meta}},
+        headers={
+            "MCP-Protocol-Version": "v999.0.0",
+            "Mcp-Method": "server/discover",
+            "Authorization": f"Bearer {token_factory(agent)}",
+        },
+    )
+    assert response.status_code == 400
+    assert response.json()["id"] == 301
+    assert response.json()["error"]["code"] == -32022
 
 
 @pytest.mark.parametrize("method", ["ping", "initialize", "resources/list", "tasks/list"])
