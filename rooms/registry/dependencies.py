@@ -3,7 +3,8 @@
 Only `dependencies` count: devDependencies are build tools (vite, typescript, a test runner)
 that never run in the Room. Each dependency is:
 
-- React or React DOM: the Room's own (19.3.1); another range is only a warning;
+- React or React DOM: the Room's own (19.3.1), as is tailwindcss (the Room's Tailwind runtime,
+  which an app asks for from CSS); another range is only a warning;
 - a @types/ package: types, which the compiler strips: nothing to fetch;
 - a package of the curated set whose version satisfies the range: the curated one (nothing
   fetched); its version outside the range: from the registry where one is configured, else
@@ -16,7 +17,6 @@ says so, and an import of a package it meant to name is refused as any unknown o
 """
 
 import json
-import re
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -24,12 +24,10 @@ from django.conf import settings
 from osfoundry.errors import Problem
 
 from .. import libraries
-from .resolve import PROVIDED, satisfies, spec_problem
+from .resolve import NAME, PROVIDED, is_types, satisfies, spec_problem
 
 MANIFEST = "package.json"
 FIELD = f"files.{MANIFEST}"
-# npm's rule for a package name (validate-npm-package-name's core, lower case, at most 214).
-NAME = re.compile(r"^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$")
 
 
 @dataclass
@@ -68,12 +66,21 @@ def read_dependencies(files: dict[str, str]) -> AppDependencies:
         )
         return found
     curated = {name: version for name, version, _imports in libraries.offered()}
+    # What a curated package is imported as, when that is another package's name: tailwindcss
+    # (the Room's Tailwind is @tailwindcss/browser, asked for from CSS) is always the Room's.
+    aliases = {
+        libraries.package_name(imports[0]): version
+        for name, version, imports in libraries.offered()
+        if libraries.package_name(imports[0]) != name
+    }
     for name, spec in dependencies.items():
-        sort(found, name, spec, curated)
+        sort(found, name, spec, curated, aliases)
     return found
 
 
-def sort(found: AppDependencies, name: str, spec, curated: dict[str, str]) -> None:
+def sort(
+    found: AppDependencies, name: str, spec, curated: dict[str, str], aliases: dict[str, str]
+) -> None:
     where = f"{MANIFEST}: dependencies.{name}"
     if not isinstance(name, str) or len(name) > 214 or not NAME.match(name):
         found.problems.append(Problem(f"{where}: not an npm package name", field=FIELD))
@@ -81,12 +88,13 @@ def sort(found: AppDependencies, name: str, spec, curated: dict[str, str]) -> No
     if problem := spec_problem(spec):
         found.problems.append(Problem(f"{where} {spec!r}: {problem}", field=FIELD))
         return
-    if name.startswith("@types/"):
+    if is_types(name):
         return  # types only: the compiler strips them
-    if name in PROVIDED:
-        if not satisfies(PROVIDED[name], spec):
+    provided = PROVIDED.get(name) or aliases.get(name)
+    if provided:
+        if not satisfies(provided, spec):
             found.warnings.append(
-                f"{MANIFEST} asks for {name} {spec}; the Room runs {name} {PROVIDED[name]}, "
+                f"{MANIFEST} asks for {name} {spec}; the Room runs {name} {provided}, "
                 "which every app shares"
             )
         return

@@ -11,10 +11,12 @@ from the nearest node_modules above the package that needs it when the version t
 its range, else placed as high as it can go (the top when that name is free there, else beside
 the package, nested). Peer dependencies are found the same way, any version counting (npm's
 --legacy-peer-deps), and installed at the top when nobody has them; optional ones, and optional
-dependencies (builds for one operating system, as a rule), are not fetched. React and
-React DOM are the Room's own and never fetched: a package that needs them gets the frame's.
+dependencies (builds for one operating system, as a rule), are not fetched, nor are @types/
+packages (no code). React and React DOM are the Room's own and never fetched: a package that
+needs them gets the frame's.
 """
 
+import re
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -25,6 +27,9 @@ from .client import Registry, RegistryError
 
 # The Room's runtime brings these: every package gets the frame's one React.
 PROVIDED = {"react": "19.3.1", "react-dom": "19.3.1"}
+# npm's rule for a package name (validate-npm-package-name's core: lower case, URL-safe, at
+# most 214 characters), for the app's dependencies and every package's alike.
+NAME = re.compile(r"^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$")
 THREADS = 8
 
 
@@ -200,11 +205,16 @@ class Resolver:
             node = queue.popleft()
             wanted = {**node.peers, **node.dependencies}
             for name in wanted:
-                if name not in PROVIDED:
+                if name not in PROVIDED and not is_types(name) and NAME.match(name):
                     self.prefetch(name)
             for name, spec in sorted(wanted.items()):
-                if name in PROVIDED:
+                if name in PROVIDED or is_types(name):
                     continue
+                if len(name) > 214 or not NAME.match(name):
+                    raise ResolveProblem(
+                        f"{node.label} depends on {name[:80]!r}, which is not an npm package "
+                        f"name; depend on another version of {node.name}"
+                    )
                 found = tree.visible(node.path, name)
                 is_peer = name in node.peers and name not in node.dependencies
                 if found is not None and (is_peer or satisfies(found.version, spec)):
@@ -227,6 +237,11 @@ class Resolver:
                 "smaller packages"
             )
         return node
+
+
+def is_types(name: str) -> bool:
+    """TypeScript's types, which the compiler strips: never fetched."""
+    return name.startswith("@types/")
 
 
 def satisfies(version: str, spec: str) -> bool:

@@ -149,7 +149,7 @@ def test_the_card_lists_each_package_with_its_version_licence_size_origin_and_np
         '<td><a href="https://www.npmjs.com/package/recharts/v/3.11.3" rel="noopener noreferrer">'
         "recharts</a></td>\n      <td><code>3.11.3</code></td>\n      <td>MIT</td>" in html
     )
-    assert '<tr data-package="@tailwindcss/browser">' in html
+    assert '<tr data-package="@tailwindcss/browser" data-origin="curated">' in html
     assert html.count('<span class="pill pill-curated"') == 5
     assert "three" not in html.split("data-packages")[1].split("</section>")[0]
 

@@ -411,3 +411,33 @@ def test_an_update_lists_the_packages_it_adds_removes_or_moves_to_another_versio
         ("tiny-pad", "removed", "2.1.0, 3.0.0", None),
         ("ui-badge", "removed", "1.0.0", None),
     ]
+
+
+def test_tailwindcss_in_dependencies_is_the_rooms_tailwind_and_types_are_never_fetched(
+    room, agent, npm_registry
+):
+    npm_registry.publish(
+        "typed-thing",
+        "1.0.0",
+        {"index.js": "module.exports = 'typed';\n"},
+        dependencies={"@types/typed-thing": "^1.0.0"},
+    )
+    files = {
+        "src/App.tsx": "import typed from 'typed-thing';\nimport './index.css';\n"
+        "export default () => <p className='p-2'>{typed}</p>;\n",
+        "src/index.css": '@import "tailwindcss";\n',
+        "package.json": json.dumps(
+            {"dependencies": {"tailwindcss": "^3.4.0", "typed-thing": "1", "@types/react": "19"}}
+        ),
+    }
+    result = services.propose_snippet(
+        caller=agent, room_id=str(room.pk), name="Typed", files=files, idempotency_key="k-typed-1"
+    )
+    assert list(result.warnings) == [
+        "package.json asks for tailwindcss ^3.4.0; the Room runs tailwindcss 4.3.5, which every "
+        "app shares"
+    ]
+    listed = [(p.name, p.origin) for p in services.app_packages(result.proposal)]
+    assert listed == [("@tailwindcss/browser", "curated"), ("typed-thing", "registry")]
+    asked = {path for _method, path in npm_registry.requests}
+    assert not [path for path in asked if "types" in path or "tailwind" in path]
