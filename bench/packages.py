@@ -120,6 +120,7 @@ def registry():
         for entry in json.loads(folder.read_text()):
             version = entry["version"]
             manifest = {"name": name, **{k: v for k, v in entry.items() if v is not None}}
+            manifest.get("dist", {}).pop("tarball", None)  # served from 127.0.0.1 instead
             tarball = CACHE / "tarballs" / f"{name.replace('/', '+')}-{version}.tgz"
             data = tarball.read_bytes() if (name, version) in locked else b""
             served.add(name, version, manifest, data, tag=False)

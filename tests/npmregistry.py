@@ -75,6 +75,7 @@ class NpmRegistry:
         scripts: dict[str, str] | None = None,
         deprecated: str | None = None,
         wrong_integrity: bool = False,
+        tarball_at: str = "",
         tag: bool = True,
     ) -> None:
         """A package version made of `files` (its package.json is written from the rest)."""
@@ -106,6 +107,8 @@ class NpmRegistry:
                 len(c if isinstance(c, bytes) else c.encode()) for c in contents.values()
             ),
         }
+        if tarball_at:  # served as pointing elsewhere
+            listed["dist"]["tarball"] = tarball_at
         self.add(name, version, listed, data, tag=tag)
 
     def add(
@@ -128,7 +131,7 @@ class NpmRegistry:
         for version, entry in self.versions[name].items():
             manifest = json.loads(json.dumps(entry.manifest))
             dist = manifest.setdefault("dist", {})
-            dist["tarball"] = f"{self.url}/{name}/-/{name.split('/')[-1]}-{version}.tgz"
+            dist.setdefault("tarball", f"{self.url}/{name}/-/{name.split('/')[-1]}-{version}.tgz")
             versions[version] = manifest
         return {"name": name, "dist-tags": self.tags.get(name, {}), "versions": versions}
 

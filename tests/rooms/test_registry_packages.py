@@ -5,6 +5,7 @@ package and the fix and stores nothing. The registry is the test's own, on 127.0
 (tests/npmregistry.py, the packages of tests/rooms/registry_packages.py)."""
 
 import json
+import os
 
 import pytest
 
@@ -441,3 +442,61 @@ def test_tailwindcss_in_dependencies_is_the_rooms_tailwind_and_types_are_never_f
     assert listed == [("@tailwindcss/browser", "curated"), ("typed-thing", "registry")]
     asked = {path for _method, path in npm_registry.requests}
     assert not [path for path in asked if "types" in path or "tailwind" in path]
+
+
+def test_a_tarball_on_another_host_is_not_fetched(room, agent, npm_registry):
+    npm_registry.publish(
+        "far-pad", "1.0.0", {"index.js": "1"}, tarball_at="http://127.0.0.2:9/far-pad-1.0.0.tgz"
+    )
+    with pytest.raises(Invalid) as refused:
+        propose(room, agent, app_files(**DEPENDENCIES, **{"far-pad": "1.0.0"}))
+    assert refused.value.message == (
+        "package.json: the registry points the tarball of far-pad@1.0.0 at another host "
+        "(127.0.0.2); osFoundry fetches packages from the configured registry only"
+    )
+    nothing_stored()
+
+
+def test_a_tarball_larger_than_the_limit_is_not_read_to_its_end(
+    room, agent, npm_registry, settings
+):
+    from tests.npmregistry import sri, tarball
+
+    noise = os.urandom(50_000)  # does not compress: the download itself is over the limit
+    data = tarball({"package.json": '{"name": "huge", "version": "1.0.0"}', "x.bin": noise})
+    manifest = {"name": "huge", "version": "1.0.0", "dist": {"integrity": sri(data)}}
+    npm_registry.add("huge", "1.0.0", manifest, data)  # no unpackedSize: only the bytes tell
+    settings.NPM_MAX_UNPACKED_BYTES = 20_000
+    with pytest.raises(Invalid) as refused:
+        propose(room, agent, app_files(**{"huge": "1.0.0"}))
+    assert refused.value.message.startswith("package.json: /huge/-/huge-1.0.0.tgz is larger than")
+    nothing_stored()
+
+
+def test_a_packument_that_is_not_json_is_the_registrys_fault(room, agent, npm_registry):
+    npm_registry.documents["ui-badge"] = b"<html>maintenance</html>"
+    with pytest.raises(TryLater) as refused:
+        propose(room, agent, app_files())
+    assert "the registry's packument of ui-badge is not JSON" in refused.value.message
+
+
+def test_a_package_whose_code_the_frame_cannot_run_is_refused_naming_the_file(
+    room, agent, npm_registry
+):
+    npm_registry.publish(
+        "meta-url",
+        "1.0.0",
+        {"index.js": "export const here = new URL('./x', import.meta.url).href;\n"},
+        manifest={"type": "module", "exports": "./index.js"},
+    )
+    files = {
+        "src/App.tsx": "import {here} from 'meta-url';\nexport default () => <p>{here}</p>;\n",
+        "package.json": json.dumps({"dependencies": {"meta-url": "1.0.0"}}),
+    }
+    with pytest.raises(Invalid) as refused:
+        propose(room, agent, files)
+    assert refused.value.message.startswith(
+        "package.json: meta-url@1.0.0: index.js cannot run in the Room (Cannot use 'import.meta' "
+        "outside a module); depend on another version of it, or another package"
+    )
+    nothing_stored()
