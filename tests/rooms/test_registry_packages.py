@@ -500,3 +500,41 @@ def test_a_package_whose_code_the_frame_cannot_run_is_refused_naming_the_file(
         "outside a module); depend on another version of it, or another package"
     )
     nothing_stored()
+
+
+@pytest.mark.parametrize(
+    ("manifest", "message"),
+    [
+        (
+            '{"dependencies": ["axios"]}',
+            "package.json: dependencies must be an object of name: version range",
+        ),
+        (
+            '{"dependencies": {"Bad Name": "1"}}',
+            "package.json: dependencies.Bad Name: not an npm package name",
+        ),
+        (
+            '{"dependencies": {"axios": 1}}',
+            "package.json: dependencies.axios 1: must be a version range given as a string",
+        ),
+    ],
+)
+def test_a_package_json_whose_dependencies_are_not_npms_is_refused(room, agent, manifest, message):
+    files = {"src/App.tsx": CLSX_APP, "package.json": manifest}
+    with pytest.raises(Invalid) as refused:
+        propose(room, agent, files)
+    assert refused.value.field == "files.package.json"
+    assert refused.value.message.startswith(message)
+    nothing_stored()
+
+
+def test_a_package_json_that_is_not_json_names_no_dependencies_and_says_so(room, agent):
+    files = {"src/App.tsx": CLSX_APP, "package.json": '{\n  "dependencies": {"clsx": "2"},\n}\n'}
+    result = services.propose_snippet(
+        caller=agent, room_id=str(room.pk), name="Classes", files=files, idempotency_key="k-json-1"
+    )
+    assert list(result.warnings) == [
+        "package.json is not valid JSON (Expecting property name enclosed in double quotes, line "
+        "3), so its dependencies were not read; the Room runs the app with React and the curated "
+        "set only"
+    ]
