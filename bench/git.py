@@ -103,11 +103,14 @@ def run(base: str, work: Path, scratch: Path, home: Path, runs: int, url_for, ve
 
 def wait_for_verdict(name: str) -> None:
     """Until the check after the push has stored the verdict of repository `name`'s version."""
+    from rooms import verdicts
     from rooms.models import RepositoryVersion
 
     deadline = time.monotonic() + 60
-    versions = RepositoryVersion.objects.filter(repository__name=name, is_runnable__isnull=False)
-    while not versions.exists():
+    versions = RepositoryVersion.objects.filter(repository__name=name).only(
+        "rule_problems", "run_verdict", "run_verdict_fingerprint"
+    )
+    while not any(verdicts.known(version) is not None for version in versions):
         if time.monotonic() > deadline:
             raise RuntimeError(f"the push to {name} was not checked within 60 s")
         time.sleep(0.005)

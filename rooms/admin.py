@@ -5,6 +5,7 @@ from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from . import verdicts
 from .highlight import file_views
 from .models import (
     AppRevision,
@@ -77,9 +78,15 @@ class RoomAdmin(admin.ModelAdmin):
         return obj.members.count()
 
 
-class VersionInline(admin.TabularInline):
+class VersionVerdict:
+    @admin.display(description="runs in the Room", boolean=True)
+    def runs(self, obj):
+        return verdicts.known(obj)  # what is stored: an admin page checks nothing
+
+
+class VersionInline(VersionVerdict, admin.TabularInline):
     model = RepositoryVersion
-    fields = readonly_fields = ("commit_hash", "ref", "author", "is_runnable", "imported_at")
+    fields = readonly_fields = ("commit_hash", "ref", "author", "runs", "imported_at")
     extra = 0
     can_delete = False
     show_change_link = True
@@ -102,10 +109,10 @@ class RepositoryAdmin(admin.ModelAdmin):
 
 
 @admin.register(RepositoryVersion)
-class RepositoryVersionAdmin(ReadOnlyAdmin):
+class RepositoryVersionAdmin(VersionVerdict, ReadOnlyAdmin):
     """Pinned: push a new commit (or `manage.py import_repo_version`) instead of editing."""
 
-    list_display = ["repository", "commit_hash", "ref", "is_runnable", "file_count", "imported_at"]
+    list_display = ["repository", "commit_hash", "ref", "runs", "file_count", "imported_at"]
     list_filter = ["repository__project"]
     search_fields = ["commit_hash", "repository__name", "ref"]
     fields = [
@@ -114,12 +121,12 @@ class RepositoryVersionAdmin(ReadOnlyAdmin):
         "ref",
         "author",
         "message",
-        "is_runnable",
+        "runs",
         "imported_at",
         "console",
         "file_list",
     ]
-    readonly_fields = ["console", "file_list", "imported_at"]
+    readonly_fields = ["runs", "console", "file_list", "imported_at"]
 
     @admin.display(description="files")
     def file_count(self, obj):

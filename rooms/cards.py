@@ -14,7 +14,8 @@ from . import revisions
 from .diffs import diff_files
 from .filetree import file_tree
 from .models import Proposal
-from .snippets import MAX_PATH_CHARS, version_app_files
+from .rules import app_files
+from .snippets import MAX_PATH_CHARS
 
 # The longest review the card sends: MAX_COMMENTS comments of MAX_COMMENT_CHARS, every character
 # of a body and its path escaped to two (JSON.stringify writes a newline or a quote as \n, \"),
@@ -24,19 +25,10 @@ MAX_COMMENTS_JSON_CHARS = revisions.MAX_COMMENTS * (
 )
 
 
-def card_files(proposal: Proposal) -> dict[str, str]:
-    """The files a card shows for review: a snippet's, or what the Room runs of a repository
-    version (its src/ folder), as it would show a snippet."""
-    if proposal.kind == Proposal.Kind.SNIPPET:
-        return proposal.files
-    assert proposal.repository_version is not None  # a database constraint
-    return version_app_files(proposal.repository_version)
-
-
 def repo_review_context(proposal: Proposal) -> dict:
     version = proposal.repository_version
     assert version is not None
-    files = card_files(proposal)
+    files = app_files(proposal)  # what the Room runs of the version (src/), shown as a snippet's
     context: dict = {
         "line": [proposal],
         "comments": [],
@@ -55,8 +47,8 @@ def repo_review_context(proposal: Proposal) -> dict:
         title += f", {old_version.short_hash})" if old_version else ")"
         # What the Room runs of each version (src/): hashed by version, which never changes.
         diff = diff_files(
-            dict(card_files(current)),
-            dict(files),
+            app_files(current),
+            files,
             old_hash=f"version-{old_version.pk if old_version else current.pk}",
             new_hash=f"version-{version.pk}",
         )

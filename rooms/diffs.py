@@ -15,6 +15,7 @@ its counts, "Too many changes to show" and its new text in full a click away.
 """
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html import unescape
 from typing import Literal
@@ -169,7 +170,7 @@ def cache_key(old_hash: str, new_hash: str) -> str:
 
 
 def diff_files(
-    old: dict[str, str | None], new: dict[str, str | None], *, old_hash: str, new_hash: str
+    old: Mapping[str, str | None], new: Mapping[str, str | None], *, old_hash: str, new_hash: str
 ) -> CardDiff:
     """The diff from `old` to `new` (path → text, None for a binary file), from the cache when
     this pair was diffed before. The caller vouches that each hash names exactly that content
@@ -193,7 +194,7 @@ class Allowance:
 
 
 def compute_diff(
-    old: dict[str, str | None], new: dict[str, str | None], *, old_hash: str, new_hash: str
+    old: Mapping[str, str | None], new: Mapping[str, str | None], *, old_hash: str, new_hash: str
 ) -> CardDiff:
     """`diff_files` without the cache."""
     files = []

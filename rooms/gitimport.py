@@ -16,7 +16,8 @@ from osfoundry.errors import Invalid
 
 from .gitstore import DatabaseObjectStore
 from .models import Repository, RepositoryVersion
-from .repositories import check_pinned_version, pin_version, read_snapshot
+from .repositories import pin_version, read_snapshot
+from .verdicts import version_problems
 
 
 def import_repo_version(
@@ -37,6 +38,5 @@ def import_repo_version(
         finder = MissingObjectFinder(local.object_store, haves=[], wants=[commit.id])
         store.add_objects((local.object_store[sha], None) for sha, _ in finder)
     pinned = pin_version(repository=repository, snapshot=snapshot, ref=ref)
-    if pinned.version.is_runnable is None:  # the operator waits: no answer to give first
-        check_pinned_version(pinned.version)
+    version_problems(pinned.version)  # the operator waits: its verdict is found now, and stored
     return pinned.version, pinned.created

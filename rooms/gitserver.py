@@ -26,7 +26,7 @@ from osfoundry.auth import Principal, authenticate_remembered
 from osfoundry.errors import DomainError, Invalid
 from osfoundry.text import visible
 
-from . import gitpack, repositories, versionchecks
+from . import gitpack, repositories, verdicts, versionchecks
 from .gitstore import ZERO_SHA, DatabaseObjectStore, DatabaseRefs, open_repository
 from .repomodels import Repository
 from .repositories import ref_problem
@@ -323,17 +323,14 @@ class PushHandler(ReceivePackHandler):
             repository=backend.repository, snapshot=snapshot, ref=short_ref(ref)
         ).version
         problems: list[str] | None = None  # None: the runnability check runs after the answer
-        if version.is_runnable is None:
-            if rule_problems := repositories.check_pinned_rules(version):
-                problems = rule_problems
-            elif repositories.is_quick_to_check(version):
-                problems = repositories.check_pinned_version(version)
-            else:
-                backend.unchecked.append(version.pk)
-        elif version.is_runnable:  # pushed before (e.g. to another branch) and checked
-            problems = []
-        else:  # the problems to name: the verdict cache has the check's
-            problems = repositories.check_pinned_version(version)
+        if (
+            verdicts.rule_problems(version)  # the rules are quick: applied within the push
+            or verdicts.known(version) is not None  # pushed before (e.g. to another branch)
+            or repositories.is_quick_to_check(version)
+        ):
+            problems = verdicts.version_problems(version)
+        else:
+            backend.unchecked.append(version.pk)
         for line in repositories.push_report(version, problems):
             self._say(line)
 

@@ -10,6 +10,7 @@ visible, labelled markers; rooms/reveal.py says how, safely.
 """
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -136,7 +137,7 @@ def highlight(text: str | None, path: str) -> SafeString:
     return highlight_many([(path, text)])[0]
 
 
-def file_views(files: dict[str, str | None], *, render_large: bool = False) -> list[FileView]:
+def file_views(files: Mapping[str, str | None], *, render_large: bool = False) -> list[FileView]:
     """Every file in path order, highlighted unless binary (or large, unless asked)."""
     views = []
     shown = []

@@ -13,6 +13,7 @@ from osfoundry.idempotency import IdempotencyKey
 from .packagemodels import NpmPackage, PackageBundle  # noqa: F401
 from .repomodels import GitObject, GitRef, Repository, RepositoryVersion  # noqa: F401
 from .taskmodels import ProposalTask  # noqa: F401
+from .verdictmodels import StoredVerdict
 
 if TYPE_CHECKING:
     from osfoundry.auth import AnyUser, User
@@ -116,8 +117,18 @@ class ProposalQuerySet(models.QuerySet):
         """The proposals to the Rooms `owner` owns: what the owner reviews."""
         return self.filter(room__owner=owner) if owner.is_authenticated else self.none()
 
+    def pending_twin(self, *, room: "Room", caller: "User", content_hash: str) -> "Proposal | None":
+        """The pending card of `caller` in `room` with this content, if there is one: the same
+        content proposed again collapses onto it (one_pending_card_per_content)."""
+        return (
+            self.pending().filter(room=room, proposed_by=caller, content_hash=content_hash).first()
+        )
 
-class Proposal(models.Model):
+
+class Proposal(StoredVerdict):
+    """What an agent proposes to a Room. A snippet proposal stores the verdict on its files
+    (StoredVerdict); a proposal of a repository version reads its version's."""
+
     class Kind(models.TextChoices):
         SNIPPET = "snippet", "Snippet"
         REPO = "repo", "Repository version"
@@ -161,8 +172,6 @@ class Proposal(models.Model):
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="next"
     )
     iteration = models.PositiveIntegerField(default=1)
-    # What the proposal-time check found (rooms/runchecks.py): the app's build state.
-    run_summary = models.CharField(max_length=500, blank=True)
     # The npm packages the app brings from the registry, resolved when proposed (the lock,
     # rooms/registry/lock.py; {} for none), and the module table its frame runs: both bound
     # into content_hash, never resolved again.

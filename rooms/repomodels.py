@@ -10,6 +10,8 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from .verdictmodels import StoredVerdict
+
 
 class RepositoryQuerySet(models.QuerySet):
     def readable_by(self, user) -> "RepositoryQuerySet":
@@ -50,8 +52,9 @@ class Repository(models.Model):
         return self.name
 
 
-class RepositoryVersion(models.Model):
-    """A pinned commit: immutable once imported."""
+class RepositoryVersion(StoredVerdict):
+    """A pinned commit: immutable once imported. Whether it runs in the Room is its stored
+    verdict (StoredVerdict, on its src/) and `rule_problems` (rooms/verdicts.py writes both)."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="versions")
@@ -61,9 +64,9 @@ class RepositoryVersion(models.Model):
     author = models.CharField(max_length=300, blank=True)
     files = models.JSONField(default=dict)  # path -> text; binary files are stored as None
     imported_at = models.DateTimeField(auto_now_add=True)
-    # Whether src/ passed the snippet rules and the Room's runnability check (rooms/runchecks.py);
-    # None until that check has run: a push is answered first (rooms/versionchecks.py).
-    is_runnable = models.BooleanField(null=True, default=None)
+    # What the snippet rules find in the files the Room runs of it, as text ([]: nothing);
+    # None until they are applied (within its push, or by its first reader).
+    rule_problems = models.JSONField(null=True, blank=True, default=None, editable=False)
 
     class Meta:
         ordering = ["-imported_at"]

@@ -16,13 +16,11 @@ from osfoundry.errors import Invalid, NotFound
 from osfoundry.schemas import MAX_PAGE
 from osfoundry.text import one_line_problems
 
-from . import runchecks
+from . import rules, verdicts
 from .access import get_room_for_user
 from .gitpack import MAX_FILE_BYTES, SUBMODULE, file_too_large
 from .gitstore import DatabaseRefs
 from .models import Project, Proposal, Repository, RepositoryVersion, Room
-from .runnable import CODE_SUFFIXES
-from .snippets import file_problems, version_app_files
 
 # Limits of a pushed commit (those of the pack as a whole are rooms/gitpack.py's): large apps,
 # not large binaries. Every file of a version is stored, and read, as one row.
@@ -226,8 +224,8 @@ class PinnedVersion:
 
 def pin_version(*, repository: Repository, snapshot: Snapshot, ref: str) -> PinnedVersion:
     """Pin a commit as a version (once per commit: a second push of it is the same version).
-    A new version is stored unchecked (`is_runnable` None): check_pinned_version finds its
-    verdict, after the push is answered (rooms/versionchecks.py) or when someone reads it."""
+    A new version is stored unchecked: rooms/verdicts.py finds its verdict, within the push,
+    after it is answered (rooms/versionchecks.py) or when someone reads it."""
     version, created = RepositoryVersion.objects.get_or_create(
         repository=repository,
         commit_hash=snapshot.commit_hash,
@@ -241,45 +239,14 @@ def pin_version(*, repository: Repository, snapshot: Snapshot, ref: str) -> Pinn
     return PinnedVersion(version=version, created=created)
 
 
-def check_pinned_version(version: RepositoryVersion) -> list[str]:
-    """The snippet rules and the Room's runnability check on what the Room runs of `version`:
-    the problems, stored on it as `is_runnable`. A check cut short by a deadline or the memory
-    limit (a loaded machine) is not stored, so the next reader checks again."""
-    if problems := check_pinned_rules(version):
-        return problems
-    check = runchecks.check_version(version)
-    if not check.is_transient:
-        record_verdict(version, is_runnable=check.runs)
-    return [str(problem) for problem in check.problems]
-
-
 def is_quick_to_check(version: RepositoryVersion) -> bool:
     """Whether the runnability check of `version` fits within its push: code of at most
     CHECKED_WITHIN_PUSH_BYTES (a snippet-sized app) compiles in well under 0.1 s, and the
     pusher reads its verdict in git's output; a larger app is checked once the push is
     answered (rooms/versionchecks.py)."""
-    code = version_app_files(version)
-    size = sum(len(text) for path, text in code.items() if path.endswith(CODE_SUFFIXES))
+    code = rules.app_files(version)
+    size = sum(len(text) for path, text in code.items() if path.endswith(rules.CODE_SUFFIXES))
     return size <= CHECKED_WITHIN_PUSH_BYTES
-
-
-def check_pinned_rules(version: RepositoryVersion) -> list[str]:
-    """The snippet rules alone on the files the Room runs (src/): quick enough to answer within
-    a push (~0.07 s for 2 MB), and their problems are named nowhere else (proposing a version
-    runs only the runnability check). A version that breaks one cannot run: stored now."""
-    problems: list[str] = []
-    for path, text in version_app_files(version).items():
-        problems.extend(str(problem) for problem in file_problems(path, text))
-    if problems:
-        record_verdict(version, is_runnable=False)
-    return problems
-
-
-def record_verdict(version: RepositoryVersion, *, is_runnable: bool) -> None:
-    if version.is_runnable != is_runnable:
-        version.is_runnable = is_runnable
-        # An update of the one field: the version's files never change, its verdict may race.
-        RepositoryVersion.objects.filter(pk=version.pk).update(is_runnable=is_runnable)
 
 
 def push_report(version: RepositoryVersion, problems: list[str] | None) -> list[str]:
@@ -358,19 +325,10 @@ def list_room_repositories(user: AnyUser, room_id: str, *, origin: str) -> list[
                     "ref": version.ref,
                     "message": version.message.partition("\n")[0][:200],
                     "pushed_at": version.imported_at.isoformat(),
-                    "runnable": is_runnable(version),
+                    "runnable": verdicts.runs(version),
                 }
                 for version in repository.versions.order_by("-imported_at")[:LISTED_VERSIONS]
             ],
         }
         for repository in repositories
     ]
-
-
-def is_runnable(version: RepositoryVersion) -> bool:
-    """The stored verdict; a version not checked yet (its push was answered first, and the
-    check after it has not finished or was lost with its process) is checked now: a reader
-    never sees a verdict nobody found."""
-    if version.is_runnable is None:
-        return not check_pinned_version(version)
-    return version.is_runnable

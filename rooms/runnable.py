@@ -1,15 +1,16 @@
 """What the Room can run: the rules of the browser runtime, checked when an app is proposed.
 
 The Room page's frame (static/rooms/frame-runtime.js) compiles every code file with Sucrase,
-then loads modules from the entry, src/App.tsx: each `require` (an import, after Sucrase) of a
-relative path resolves to one of the app's files, with the same extension and index-file
-search as here, and only the React modules below and the curated libraries exist besides (the
-curated set is rooms/libraries.py, the manifest the frame's loader reads too). It renders the
-entry's default export. These rules say, before anyone clicks, whether that
-will work: the facts come from the
-frame's own compiler run on the server (rooms/jsengine.py, rooms/js/runnable.js) and the rules
-are applied here, once. tests/rooms/test_runnable_parity.py runs one corpus of apps through
-this check and through the frame in Chromium: they must agree on every app.
+then loads modules from the entry, src/App.tsx (rooms/rules.py: the entry and the file types):
+each `require` (an import, after Sucrase) of a relative path resolves to one of the app's
+files, with the same extension and index-file search as here, and only the React modules below
+and the curated libraries exist besides (the curated set is rooms/libraries.py, the manifest
+the frame's loader reads too). It renders the entry's default export. These rules say, before
+anyone clicks, whether that will work: the facts come from the frame's own compiler run on the
+server (rooms/jsengine.py, rooms/js/runnable.js) and the rules are applied here, once (the
+verdicts are stored and read through rooms/verdicts.py). tests/rooms/test_runnable_parity.py
+runs one corpus of apps through this check and through the frame in Chromium: they must agree
+on every app.
 
 What is checked is what the frame does: every code file compiles (the frame compiles them all
 before it runs any); the files the entry loads, directly or through others, are valid
@@ -23,14 +24,13 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from osfoundry.errors import Problem
+
 from . import libraries
 from .jsengine import EngineOutOfMemory, EngineTimeout, engine
+from .rules import CODE_SUFFIXES, ENTRY, LOADABLE_SUFFIXES, MANIFEST, problem_at
 
-ENTRY = "src/App.tsx"
-MANIFEST = "package.json"
 BUILTIN_MODULES = libraries.REACT_MODULES
-CODE_SUFFIXES = (".tsx", ".ts", ".jsx", ".js", ".mjs")
-LOADABLE_SUFFIXES = CODE_SUFFIXES + (".json", ".css")
 # The order the frame tries when an import names no file exactly: `./x` is x.tsx, x.ts, ...
 RESOLVE_EXTENSIONS = (".tsx", ".ts", ".jsx", ".js", ".json", ".css")
 # A deadline for the whole check: a base, plus time in proportion to the code. Sucrase compiles
@@ -54,17 +54,6 @@ TOO_BIG = (
     "too large to compile: the Room's compiler ran out of memory on this app; split the large "
     "files or propose the app as a repository version"
 )
-
-
-@dataclass(frozen=True)
-class Problem:
-    path: str
-    line: int
-    column: int
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.column}: {self.message}"
 
 
 class PackageIndex(Protocol):
@@ -94,8 +83,9 @@ class RunCheck:
         return not self.problems
 
     def as_dict(self) -> dict:
+        """What rooms/verdicts.py stores (a transient check is never stored)."""
         return {
-            "problems": [vars(problem) for problem in self.problems],
+            "problems": [{"text": str(p), "field": p.field} for p in self.problems],
             "loaded": self.loaded,
             "unused": self.unused,
             "libraries": self.libraries,
@@ -104,7 +94,7 @@ class RunCheck:
 
     @classmethod
     def from_dict(cls, data: dict) -> "RunCheck":
-        problems = [Problem(**problem) for problem in data["problems"]]
+        problems = [Problem(p["text"], field=p["field"]) for p in data["problems"]]
         return cls(
             problems=problems,
             loaded=data["loaded"],
@@ -129,10 +119,10 @@ def check_app(files: dict[str, str], packages: PackageIndex | None = None) -> Ru
             facts = engine.check(files, timeout=timeout)
     except EngineTimeout as exc:
         path = exc.path or ENTRY
-        problem = Problem(path, 1, 1, TOO_SLOW.format(seconds=timeout))
+        problem = problem_at(path, 1, 1, TOO_SLOW.format(seconds=timeout))
         return RunCheck(problems=[problem], is_transient=True)
     except EngineOutOfMemory:
-        return RunCheck(problems=[Problem(ENTRY, 1, 1, TOO_BIG)], is_transient=True)
+        return RunCheck(problems=[problem_at(ENTRY, 1, 1, TOO_BIG)], is_transient=True)
     problems = [compile_problem(path, facts[path]["compile"]) for path in compile_failures(facts)]
     if ENTRY not in files:  # the callers' own rules say so, each in its terms
         return RunCheck(problems=problems, unused=sorted(files))
@@ -140,7 +130,7 @@ def check_app(files: dict[str, str], packages: PackageIndex | None = None) -> Ru
     problems += load_problems
     entry = facts.get(ENTRY, {})
     if "requires" in entry and not entry["default_export"]:
-        problems.append(Problem(ENTRY, 1, 1, NO_DEFAULT_EXPORT))
+        problems.append(problem_at(ENTRY, 1, 1, NO_DEFAULT_EXPORT))
     # package.json is the server's to read (its dependencies), never the frame's to load.
     unused = sorted(set(files) - set(loaded) - {MANIFEST})
     return RunCheck(
@@ -160,7 +150,7 @@ def compile_problem(path: str, error: dict) -> Problem:
     fix = "fix the syntax"
     if path.endswith(".ts"):
         fix += " (a .ts file takes no JSX: name it .tsx to use JSX)"
-    return Problem(path, error["line"], error["column"], f"{error['message']}; {fix}")
+    return problem_at(path, error["line"], error["column"], f"{error['message']}; {fix}")
 
 
 def load_graph(
@@ -186,7 +176,7 @@ def load_graph(
         for spec, line, column in found.get("requires", ()):
             if packages is not None and packages.owns(spec):
                 if why := packages.problem(spec):
-                    problems.append(Problem(path, line, column, why))
+                    problems.append(problem_at(path, line, column, why))
                 else:
                     imported.add(spec)
                 continue
@@ -195,7 +185,7 @@ def load_graph(
                 continue
             target, why = resolve_import(files, path, spec)
             if why:
-                problems.append(Problem(path, line, column, why))
+                problems.append(problem_at(path, line, column, why))
             elif target and target not in loaded:
                 loaded.append(target)
                 queue.append(target)
@@ -218,7 +208,8 @@ def resolve_import(files: dict[str, str], from_path: str, spec: str) -> tuple[st
     if not target.endswith(LOADABLE_SUFFIXES):
         return None, (
             f"cannot import {spec!r}: {target} is not a file type the Room loads (it loads "
-            ".tsx, .ts, .jsx, .js, .mjs, .json and .css); put the content in a module instead, "
+            f"{', '.join(LOADABLE_SUFFIXES[:-1])} and {LOADABLE_SUFFIXES[-1]}); put the content "
+            "in a module instead, "
             "e.g. an SVG as JSX or an image as a data: URL"
         )
     return target, ""
@@ -274,7 +265,7 @@ def syntax_problem(path: str, source: str, message: str, code: str) -> Problem:
         else "remove what browsers do not run there (top-level await, decorators, a #! line, "
         "namespaced JSX such as <svg:rect>)"
     )
-    return Problem(path, line, column, f"{message}; {fix}")
+    return problem_at(path, line, column, f"{message}; {fix}")
 
 
 REPORT_LINE = re.compile(r"^undefined:(\d+): ")
@@ -307,7 +298,7 @@ def json_problem(path: str, text: str, error: dict) -> Problem:
     if line is None:
         line, column = json_position(text)
     fix = "fix it (JSON takes no comments, trailing commas or single quotes)"
-    return Problem(path, line, column, f"invalid JSON: {error['message']}; {fix}")
+    return problem_at(path, line, column, f"invalid JSON: {error['message']}; {fix}")
 
 
 def json_position(text: str) -> tuple[int, int]:

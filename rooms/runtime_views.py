@@ -15,9 +15,9 @@ from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET
 
-from osfoundry.errors import DomainError
+from osfoundry.errors import DomainError, Unavailable
 
-from . import access, libraries, snippets
+from . import access, libraries, rules
 from .models import PackageBundle, Proposal
 
 FRAME_SCRIPTS = (
@@ -78,6 +78,15 @@ def login_required_json(request) -> JsonResponse | None:
     )
 
 
+def runnable_files(proposal: Proposal) -> dict[str, str]:
+    """The files the Room's frame gets for `proposal` (rules.app_files): nothing else enters
+    it. A repository version the Room cannot start (no entry, too much app code) is refused."""
+    files = rules.app_files(proposal)
+    if why := rules.cannot_start(proposal, files):
+        raise Unavailable(why, code="not_runnable")
+    return files
+
+
 def files_json(
     *, name: str, files: dict[str, str], status: str, packages_url: str | None = None
 ) -> JsonResponse:
@@ -87,7 +96,7 @@ def files_json(
     response = JsonResponse(
         {
             "name": name,
-            "entry": snippets.SNIPPET_ENTRY,
+            "entry": rules.ENTRY,
             "status": status,
             "files": files,
             "packages": packages,
@@ -105,7 +114,7 @@ def app_files(request, room_id, instance_id):
         return denied
     try:
         app = access.get_app_for_user(request.user, room_id, instance_id)
-        files = snippets.runnable_files(proposal=app.proposal)
+        files = runnable_files(app.proposal)
     except DomainError as exc:
         return error_json(exc)
     bundle = app.proposal.package_bundle_id
@@ -122,7 +131,7 @@ def proposal_preview_files(request, proposal_id):
         proposal = access.get_pending_proposal_for_owner(
             owner=request.user, proposal_id=proposal_id
         )
-        files = snippets.runnable_files(proposal=proposal)
+        files = runnable_files(proposal)
     except DomainError as exc:
         return error_json(exc)
     bundle = proposal.package_bundle_id

@@ -1,7 +1,7 @@
 """The rules of Rooms, proposals and the review gate: every interface calls these functions.
 
-Who may see what is in rooms/access.py; the snippet rules themselves (paths, sizes, what runs)
-are in rooms/snippets.py.
+Who may see what is in rooms/access.py; the snippet rules themselves (paths, sizes) are in
+rooms/snippets.py, and whether an app runs in rooms/verdicts.py.
 """
 
 from dataclasses import dataclass, replace
@@ -14,14 +14,14 @@ from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound, refuse
 from osfoundry.idempotency import IdempotentRequest, canonical_hash, key_problems
 from osfoundry.text import text_problems
 
-from . import access, events, libraries, repositories, runchecks, tabs
+from . import access, events, libraries, repositories, rules, tabs, verdicts
 from .access import get_room_for_user, parse_uuid
 from .libraries import Package
 from .models import LauncherApp, Proposal, ProposalKey, Room
 from .registry import lock as registry
 from .registry.dependencies import read_dependencies
-from .runnable import RunCheck
-from .snippets import name_problems, snippet_problems, text_bytes
+from .rules import text_bytes
+from .snippets import name_problems, snippet_problems
 
 # A card with more files than this still works, but warns that the app belongs in a repository.
 CARD_FILES_WARNING = 20
@@ -34,9 +34,10 @@ CARD_FILES_WARNING = 20
 def app_packages(proposal: Proposal) -> list[Package]:
     """The third-party packages the app of `proposal` brings: the curated libraries that the
     files it runs import (Tailwind's runtime for a CSS file that asks for it), as the Room's
-    frame loads them, and every package its package.json resolved to from the registry (the
-    lock). The card, read_room_app_status and read_room_proposal all list these."""
-    curated = libraries.packages_of(runchecks.proposal_check(proposal).libraries)
+    frame loads them (from its stored verdict), and every package its package.json resolved
+    to from the registry (the lock). The card, read_room_app_status and read_room_proposal all
+    list these."""
+    curated = libraries.packages_of(verdicts.of(proposal).libraries)
     fetched = registry.packages_of(proposal.packages) if proposal.packages else []
     return sorted(curated + fetched, key=lambda package: (package.name, package.origin))
 
@@ -129,7 +130,7 @@ def propose_files(
         *dependencies.problems,
     ]
     if problems:
-        refuse([*problems, *runchecks.run_problems_beside(problems, files)])
+        refuse([*problems, *verdicts.run_problems_beside(problems, files)])
     request = proposal_request(
         caller, operation, idempotency_key, {**arguments, "name": name, "files": files}
     )
@@ -138,13 +139,14 @@ def propose_files(
     name = check_name(name)
     if target and target.same_as == (name, files):
         raise Invalid(target.same_message, code="unchanged", field="files")
-    # Text the rules accept, compiled as the Room will run it (after the replay: a retry of a
-    # proposal that was accepted is answered without compiling or resolving it again). The
-    # registry's packages are resolved first (I/O, outside any transaction), then checked.
+    # With package.json dependencies from the registry: resolved first (I/O, outside any
+    # transaction), then the app is checked against them, and the lock is part of the content.
     resolved = registry.resolve_packages(dependencies.registry) if dependencies.registry else None
-    check = runchecks.check_snippet(files, resolved.layout if resolved else None)
-    runchecks.refuse_unless_runnable(check)
-    packages = registry.package_app(resolved, check.packages) if resolved else None
+    packages = None
+    if resolved is not None:
+        check = verdicts.check_files(files, resolved.layout)
+        verdicts.refuse_unless_runnable(check)
+        packages = registry.package_app(resolved, check.packages)
     content = {
         "kind": "snippet",
         "name": name,
@@ -152,19 +154,26 @@ def propose_files(
         **(target.content if target else {}),
         **({"packages": registry.content_digest(packages.lock)} if packages else {}),
     }
+    content_hash = canonical_hash(content)
+    # Text the rules accept, compiled as the Room will run it, after the replay: a retry of a
+    # proposal that was accepted is answered without compiling it again, and so is identical
+    # content already pending from the caller (the same card: its verdict is stored with it).
+    if packages is None:
+        twin = Proposal.objects.pending_twin(room=room, caller=caller, content_hash=content_hash)
+        check = verdicts.of(twin) if twin else verdicts.check_files(files)
+        verdicts.refuse_unless_runnable(check)
     fields = {
         "kind": Proposal.Kind.SNIPPET,
         "name": name,
         "files": files,
-        "content_hash": canonical_hash(content),
+        "content_hash": content_hash,
         "file_count": len(files),
         "total_bytes": sum(text_bytes(text) for text in files.values()),
-        "run_summary": runchecks.summary(check)[:500],
+        **verdicts.stored_fields(check),
         "packages": packages.lock if packages else {},
         **(target.fields if target else {}),
     }
-    result = store_proposal(request, room=room, fields=fields, packages=packages)
-    return with_warnings(result, check)
+    return with_warnings(store_proposal(request, room=room, fields=fields, packages=packages))
 
 
 def propose_repo_version(
@@ -199,10 +208,18 @@ def propose_repo_version(
         {"package.json": manifest} if isinstance(manifest, str) else {}
     )
     refuse(dependencies.problems)
-    resolved = registry.resolve_packages(dependencies.registry) if dependencies.registry else None
-    check = runchecks.check_version(version, resolved.layout if resolved else None)
-    runchecks.refuse_unless_runnable(check)
-    packages = registry.package_app(resolved, check.packages) if resolved else None
+    packages = None
+    verdict: dict = {}
+    if dependencies.registry:
+        # Resolved now (I/O, outside any transaction), and the version checked against them:
+        # that verdict is this proposal's, stored with it (the version's own knows no lock).
+        resolved = registry.resolve_packages(dependencies.registry)
+        check = verdicts.of_version_with(version, resolved.layout)
+        verdicts.refuse_unless_runnable(check)
+        packages = registry.package_app(resolved, check.packages)
+        verdict = verdicts.stored_fields(check)
+    else:
+        verdicts.refuse_unless_runnable(verdicts.of(version))
     update = repositories.repo_update_target(room, version)
     target = Target(fields=update[0], content=update[1]) if update else None
     content: dict = {"kind": "repo", "name": name, "version_id": str(version.pk)}
@@ -218,17 +235,29 @@ def propose_repo_version(
             "content_hash": canonical_hash(content | (target.content if target else {})),
             "file_count": len(version.files),
             "total_bytes": sum(text_bytes(text or "") for text in version.files.values()),
-            "run_summary": runchecks.summary(check)[:500],
             "packages": packages.lock if packages else {},
+            **verdict,
             **(target.fields if target else {}),
         },
         packages=packages,
     )
-    return with_warnings(result, check)
+    return with_warnings(result)
 
 
-def with_warnings(result: ProposalResult, check: RunCheck | None = None) -> ProposalResult:
-    warnings = runchecks.proposal_warnings(result.proposal, check, CARD_FILES_WARNING)
+def with_warnings(result: ProposalResult) -> ProposalResult:
+    """`result` with what its proposer should know that did not stop the proposal: its size,
+    and what its stored verdict says (never compiled again here)."""
+    proposal = result.proposal
+    warnings = list(read_dependencies(rules.manifest_of(proposal)).warnings)
+    if proposal.kind == Proposal.Kind.SNIPPET and proposal.file_count > CARD_FILES_WARNING:
+        warnings.append(
+            f"{proposal.file_count} files: the owner's card warns that an app this size belongs "
+            "in a repository. Push it to a repository of the Room's project "
+            "(list_room_repositories gives its clone URL) and propose the pinned version: "
+            "propose_room_repo_app, or "
+            f"POST /api/v1/rooms/{proposal.room_id}/proposals/repo."
+        )
+    warnings += verdicts.warnings(verdicts.of(proposal))
     return replace(result, warnings=tuple(warnings))
 
 
@@ -263,10 +292,8 @@ def insert_proposal(
 ) -> ProposalResult:
     caller = request.scope["caller"]
     room = Room.objects.select_for_update().get(pk=room.pk)
-    pending = (
-        Proposal.objects.pending()
-        .filter(room=room, proposed_by=caller, content_hash=fields["content_hash"])
-        .first()
+    pending = Proposal.objects.pending_twin(
+        room=room, caller=caller, content_hash=fields["content_hash"]
     )
     if pending:
         request.record(pending)

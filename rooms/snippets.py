@@ -1,27 +1,23 @@
-"""The snippet rules: what a proposed snippet must be, and which files the Room runs.
+"""The snippet rules: what a proposed snippet must be.
 
-Pure functions of the proposed files (and, for a repository version, of its pinned files):
-rooms.services applies them when a proposal arrives; the Room page's runtime gets exactly what
-runnable_files returns. The character rules (what a file, path or name may not carry) are in
-rooms/characters.py. Each problem names its field: `files.<path>`, `files`, or `name`.
+Pure functions of the proposed files: rooms.services applies them when a proposal arrives, and
+rooms/verdicts.py applies file_problems to what the Room runs of a repository version. The
+character rules (what a file, path or name may not carry) are in rooms/characters.py; what the
+Room runs and from which entry, in rooms/rules.py. Each problem names its field:
+`files.<path>`, `files`, or `name`.
 """
 
 import unicodedata
 
 from django.conf import settings
 
-from osfoundry.errors import Problem, Unavailable
+from osfoundry.errors import Problem
 from osfoundry.text import one_line_problems, visible
 
 from .characters import content_problems, path_character_problem
-from .models import Proposal, RepositoryVersion
+from .rules import ENTRY, text_bytes
 
-SNIPPET_ENTRY = "src/App.tsx"
 MAX_PATH_CHARS = 255
-# What the in-browser runtime can load; a repository version runs from its src/ folder.
-RUNNABLE_SUFFIXES = (".tsx", ".ts", ".jsx", ".js", ".mjs", ".json", ".css")
-RUNNABLE_FOLDER = "src/"
-RUNNABLE_MAX_BYTES = 5_000_000
 
 
 def path_problem(path: str) -> str | None:
@@ -39,7 +35,7 @@ def path_problem(path: str) -> str | None:
     if "\\" in path:
         return "backslash; use '/' between folders"
     if path.startswith("/"):
-        return "absolute path; use a path relative to the app root, e.g. 'src/App.tsx'"
+        return f"absolute path; use a path relative to the app root, e.g. {ENTRY!r}"
     if len(path) >= 2 and path[1] == ":":
         return "drive letter; use a path relative to the app root"
     segments = path.split("/")
@@ -71,7 +67,7 @@ def snippet_problems(files: dict[str, str]) -> list[Problem]:
     problems: list[Problem] = []
     count = len(files)
     if count == 0:
-        return [Problem(f"files: empty; add at least {SNIPPET_ENTRY}", field="files")]
+        return [Problem(f"files: empty; add at least {ENTRY}", field="files")]
     if count > settings.SNIPPET_MAX_FILES:
         problems.append(
             Problem(
@@ -93,8 +89,8 @@ def snippet_problems(files: dict[str, str]) -> list[Problem]:
                 field="files",
             )
         )
-    if SNIPPET_ENTRY not in files:
-        problems.append(Problem(f"{SNIPPET_ENTRY} missing", field=f"files.{SNIPPET_ENTRY}"))
+    if ENTRY not in files:
+        problems.append(Problem(f"{ENTRY} missing", field=f"files.{ENTRY}"))
     return problems
 
 
@@ -134,47 +130,3 @@ def collisions(files: dict[str, str]) -> list[Problem]:
             )
         seen.setdefault(identity, path)
     return problems
-
-
-def text_bytes(text: str) -> int:
-    # surrogatepass: a lone surrogate must reach validation (and its clear error), not crash.
-    return len(text.encode("utf-8", "surrogatepass"))
-
-
-def runnable_files(*, proposal: Proposal) -> dict[str, str]:
-    """The files the Room's browser runtime gets for `proposal`: nothing else enters the frame.
-
-    A snippet runs as proposed. A repository version runs from its src/ folder (the runtime's
-    file types only, binary files left out) and must contain the entry src/App.tsx.
-    """
-    if proposal.kind == Proposal.Kind.SNIPPET:
-        return dict(proposal.files)
-    version = proposal.repository_version
-    assert version is not None  # a repo proposal always names one (a database constraint)
-    files = version_app_files(version)
-    if SNIPPET_ENTRY not in files:
-        raise Unavailable(
-            f"{version} has no {SNIPPET_ENTRY}, so the Room cannot run it in a tab: the runtime "
-            f"starts from {SNIPPET_ENTRY}. Propose a version that has it.",
-            code="not_runnable",
-        )
-    total = sum(text_bytes(text) for text in files.values())
-    if total > RUNNABLE_MAX_BYTES:
-        raise Unavailable(
-            f"{version} has {total} bytes of app code under {RUNNABLE_FOLDER}; the Room runs at "
-            f"most {RUNNABLE_MAX_BYTES} bytes in the browser; trim src/ and propose that version.",
-            code="not_runnable",
-        )
-    return files
-
-
-def version_app_files(version: RepositoryVersion) -> dict[str, str]:
-    """What the Room runs of a repository version: its src/ folder, the runtime's file types
-    only, binary files left out."""
-    return {
-        path: text
-        for path, text in version.files.items()
-        if isinstance(text, str)
-        and path.startswith(RUNNABLE_FOLDER)
-        and path.endswith(RUNNABLE_SUFFIXES)
-    }

@@ -15,7 +15,7 @@ from django.utils import timezone
 from osfoundry.auth import AnyUser, User
 from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound, refuse
 
-from . import events
+from . import events, verdicts
 from .access import get_app_for_user
 from .models import APP_NAME_MAX_CHARS, AppRevision, LauncherApp, Proposal, Room
 from .snippets import name_problems
@@ -43,9 +43,10 @@ def next_position(room: Room) -> int:
 
 
 def set_build(app: LauncherApp, proposal: Proposal, *, owner: User, at) -> None:
-    """A snippet has no server build: its build state is the check it passed when proposed."""
+    """A snippet has no server build: its build state is the check it passed when proposed (its
+    stored verdict)."""
     app.build_state = LauncherApp.BuildState.READY
-    app.build_detail = f"Checked when proposed: {proposal.run_summary}"[:500]
+    app.build_detail = f"Checked when proposed: {verdicts.summary(verdicts.of(proposal))}"[:500]
     app.build_updated_at = at
     app.build_updated_by = owner
 

@@ -17,6 +17,7 @@ from osfoundry.dbthreads import run_sync
 from osfoundry.mcp.tooling import CallContext, TaskState, TaskStore, Tool
 
 from . import access, events, known, libraries, repositories, revisions, services, tasks
+from .rules import ENTRY
 from .schemas import (
     AppArgs,
     NoArgs,
@@ -205,7 +206,7 @@ def snippet_description(*, has_registry: bool) -> str:
     return (
         "Prepare a Room snippet with source files. It appears in the cloud Room launcher only "
         "after its owner reviews and approves the full code in osFoundry. The Room runs "
-        f"src/App.tsx's default export; imports: {', '.join(imports)}; "
+        f"{ENTRY}'s default export; imports: {', '.join(imports)}; "
         'Tailwind: @import "tailwindcss" in CSS.' + WAITING
     )
 

@@ -6,13 +6,11 @@ that is 0.3-0.6 s, more than everything else a push does (about 0.1 s for the pa
 objects and the refs, measured with bench/git.py); inside the push it made the push 2.7× `git
 http-backend`'s time. So the git server answers first and hands the versions it pinned here:
 one thread per process checks them in order (the engine runs one check at a time anyway) and
-stores each verdict on its version (`is_runnable`) and in the verdict cache
-(runchecks.check_version).
+stores each verdict through rooms/verdicts.py, as every other reader does.
 
-Until then the version's `is_runnable` is None. Nothing treats that as a verdict: a reader
-checks it on the spot (repositories.is_runnable, for list_room_repositories), and proposing a
-version always runs the check (cached by version). A check lost with its process is thus only
-late, never wrong.
+Until then the version has no verdict. Nothing treats that as one: a reader checks it on the
+spot (verdicts.runs, for list_room_repositories), and proposing a version finds its verdict
+first (verdicts.of). A check lost with its process is thus only late, never wrong.
 """
 
 import logging
@@ -22,7 +20,7 @@ import uuid
 
 from django.db import connections
 
-from . import repositories
+from . import verdicts
 from .repomodels import RepositoryVersion
 
 logger = logging.getLogger(__name__)
@@ -60,8 +58,8 @@ def _check_waiting() -> None:
             continue
         try:
             version = RepositoryVersion.objects.filter(pk=version_id).first()
-            if version is not None and version.is_runnable is None:
-                repositories.check_pinned_version(version)
+            if version is not None and verdicts.known(version) is None:
+                verdicts.version_problems(version)
         except Exception:  # one version's failure must not stop the checks of the others
             logger.exception("checking version %s failed; it is checked when read", version_id)
         finally:

@@ -13,12 +13,13 @@ from django.views.decorators.http import require_GET, require_POST
 from osfoundry.errors import DomainError, Invalid, NotFound
 from osfoundry.schemas import whole_number
 
-from . import access, approvals, cards, libraries, revisions, runchecks, services
+from . import access, approvals, cards, libraries, revisions, services, verdicts
 from .filetree import file_tree, tree_order
 from .highlight import file_anchor, file_views, highlight
 from .models import Proposal, Room
 from .readme import find_readme, render_readme
-from .runchecks import CARD_PROBLEMS
+from .rules import ENTRY, app_files
+from .verdicts import CARD_PROBLEMS
 
 
 def domain_error_status(error: DomainError) -> int:
@@ -90,7 +91,7 @@ def card_context(request, proposal: Proposal) -> dict:
         context |= cards.review_context(proposal)
     else:
         context |= cards.repo_review_context(proposal)
-    files = context["files"] = file_views(dict(cards.card_files(proposal)))
+    files = context["files"] = file_views(app_files(proposal))
     context["tree"] = cards.sidebar(files)
     # What third-party code comes in with the app, and for an update what that changes.
     packages = context["packages"] = services.app_packages(proposal)
@@ -104,11 +105,12 @@ def card_context(request, proposal: Proposal) -> dict:
     context["mixed_files"] = [f for f in files if f.reveal.words]
     if proposal.kind == Proposal.Kind.REPO:
         context["version"] = proposal.repository_version
-        # What the Room will do with it; a version that cannot run is refused when proposed,
-        # so problems show only on cards stored before that check or under an older runtime.
-        check = runchecks.proposal_check(proposal)
+        # What the Room will do with it, from its stored verdict; a version that cannot run is
+        # refused when proposed, so problems show only on cards stored before that check or
+        # under an older runtime.
+        check = verdicts.of(proposal)
         context["run_check"] = check
-        context["run_summary"] = runchecks.summary(check)
+        context["run_summary"] = verdicts.summary(check)
         context["run_problems"] = [str(problem) for problem in check.problems[:CARD_PROBLEMS]]
         context["more_problems"] = max(0, len(check.problems) - CARD_PROBLEMS)
     return context
@@ -142,7 +144,7 @@ def proposal_file(request, proposal_id):
     """One file's highlighted HTML, for large files the card renders only on demand: named by
     its anchor (`?file=f-…`, which any path has, whatever characters it holds) or its path."""
     proposal = load_proposal(request, proposal_id)
-    files = cards.card_files(proposal)
+    files = app_files(proposal)
     anchor = request.GET.get("file")
     path = request.GET.get("path", "")
     if anchor:
@@ -247,7 +249,7 @@ def readme_html(version) -> dict | None:
 
 
 def default_file(paths: list[str]) -> str | None:
-    for candidate in ("src/App.tsx", "README.md"):
+    for candidate in (ENTRY, "README.md"):
         if candidate in paths:
             return candidate
     return paths[0] if paths else None

@@ -47,11 +47,13 @@ def write_files(root: Path, files: dict[str, str]) -> None:
 def wait_for_verdict(version, timeout: float = 30) -> bool:
     """The verdict the check after a push stores on `version` (read from the database only:
     never checked here)."""
+    from rooms import verdicts
+
     deadline = time.monotonic() + timeout
     while True:
-        version.refresh_from_db(fields=["is_runnable"])
-        if version.is_runnable is not None:
-            return version.is_runnable
+        version.refresh_from_db(fields=["rule_problems", "run_verdict", "run_verdict_fingerprint"])
+        if (runs := verdicts.known(version)) is not None:
+            return runs
         if time.monotonic() > deadline:
             raise AssertionError(f"version {version.pk} was not checked within {timeout} s")
         time.sleep(0.05)

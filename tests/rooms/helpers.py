@@ -3,8 +3,8 @@
 from osfoundry.idempotency import canonical_hash
 from rooms.models import Proposal
 from rooms.revisions import propose_update
+from rooms.rules import text_bytes
 from rooms.services import propose_snippet
-from rooms.snippets import text_bytes
 
 # The smallest app the Room runs: its entry with a default export (tests/rooms/test_runnable_*).
 APP = "export default function App() {\n  return <p>Hello</p>;\n}\n"

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from rooms import snippets
+from rooms import rules
 from rooms.models import Repository, RepositoryVersion
 from rooms.services import approve_proposal, propose_repo_version, propose_snippet
 from tests.refusals import refused_by_view
@@ -104,7 +104,7 @@ def test_repository_version_without_entry_says_why(client, room, agent, owner):
 def test_a_repository_version_runs_up_to_the_runtimes_byte_limit(
     client, room, agent, owner, monkeypatch
 ):
-    monkeypatch.setattr(snippets, "RUNNABLE_MAX_BYTES", 60)
+    monkeypatch.setattr(rules, "APP_MAX_BYTES", 60)
     repository = Repository.objects.create(project=room.project, name="big")
     entry = {"src/App.tsx": "x" * 50}
     versions = [

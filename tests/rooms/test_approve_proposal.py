@@ -5,9 +5,10 @@ from django.db import connection
 from django.utils import timezone
 
 from osfoundry.errors import Conflict, NotFound
-from rooms import tabs
+from rooms import tabs, verdicts
 from rooms.models import LauncherApp, Proposal
 from rooms.revisions import propose_update
+from rooms.runnable import RunCheck
 from rooms.services import approve_proposal, decline_proposal, propose_snippet
 
 
@@ -190,8 +191,16 @@ def test_the_build_state_is_dated_by_the_decision_that_set_it(owner, agent, prop
 
 def test_a_long_check_summary_is_cut_to_what_the_tab_keeps(owner, proposal_factory):
     proposal = proposal_factory()
-    Proposal.objects.filter(pk=proposal.pk).update(run_summary="r" * 500)
+    # A stored verdict naming a file never loaded, at length.
+    check = RunCheck(loaded=["src/App.tsx"], unused=["src/" + "r" * 600 + ".ts"])
+    Proposal.objects.filter(pk=proposal.pk).update(**verdicts.stored_fields(check))
     app = approve_proposal(owner=owner, proposal_id=proposal.pk)
     app.refresh_from_db()
-    assert app.build_detail == ("Checked when proposed: " + "r" * 500)[:500]
+    assert (
+        app.build_detail
+        == (
+            "Checked when proposed: src/App.tsx and the 0 files it loads. Never loaded, so never "
+            "run: src/" + "r" * 600
+        )[:500]
+    )
     assert len(app.build_detail) == 500 and app.build_detail.endswith("r")

@@ -5,6 +5,7 @@ name no repository or carry no usable password are told so."""
 import httpx
 import pytest
 
+from rooms import verdicts
 from rooms.models import GitRef, Repository, RepositoryVersion
 from tests.rooms.gitclient import clone_url, git, write_files
 
@@ -43,7 +44,7 @@ def test_an_app_that_cannot_run_is_told_so_again_on_another_branch(pushed, files
     first = pushed("main", files | {"src/App.tsx": LEFT_PAD})
     again = pushed("main:feature")
     version = RepositoryVersion.objects.get()
-    assert version.is_runnable is False
+    assert verdicts.known(version) is False
     for output in (first, again):
         assert f"({version.short_hash}): cannot run in the Room:" in output
         assert "remote:   src/App.tsx:1:21: module 'left-pad' is not available" in output

@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from rooms import gitserver
+from rooms import gitserver, verdicts
 from rooms.models import GitObject, GitRef, Repository, RepositoryVersion
 from rooms.repositories import create_repository
 from tests.rooms.gitclient import clone_url, git, write_files
@@ -47,7 +47,7 @@ def test_clone_an_empty_repository_commit_push_fetch_and_push_again(
     version = RepositoryVersion.objects.get(repository=repository, commit_hash=first)
     assert (version.ref, version.message) == ("main", "Standup timer\n\nFirst version.")
     assert version.author == "Agent Smith <agent@example.com>"
-    assert version.files == files and version.is_runnable  # checked within the push
+    assert version.files == files and verdicts.known(version)  # checked within the push
     assert (
         f"remote: version {version.pk} of main ({version.short_hash}): runs in the Room; "
         "propose it with propose_room_repo_app" in push.stderr

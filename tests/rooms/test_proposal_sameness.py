@@ -5,8 +5,9 @@ reused key a conflict and identical files a new card."""
 import pytest
 
 from osfoundry.errors import Conflict
+from rooms import verdicts
 from rooms.models import Proposal
-from rooms.services import propose_snippet
+from rooms.services import approve_proposal, propose_snippet
 
 
 def propose(room, agent, files, key, name="Standup timer"):
@@ -56,11 +57,13 @@ def test_the_card_counts_files_and_utf8_bytes(room, agent):
     assert (proposal.file_count, proposal.total_bytes) == (2, 26 + 3)
 
 
-def test_a_long_run_summary_is_cut_to_what_the_card_stores(room, agent, files):
+def test_a_long_summary_is_cut_to_what_the_tab_keeps(room, owner, agent, files):
     # Ten files the entry never loads, each named at length: the sentence runs past 500.
     unused = {f"src/{'n' * 60}{i}.ts": "export const x = 1;" for i in range(10)}
     proposal = propose(room, agent, {**files, **unused}, "key-000001").proposal
     proposal.refresh_from_db()
-    assert len(proposal.run_summary) == 500
-    assert proposal.run_summary.startswith("src/App.tsx and the ")
-    assert "Never loaded, so never run: src/nnn" in proposal.run_summary
+    summary = verdicts.summary(verdicts.of(proposal))  # the card's, whole
+    assert summary.startswith("src/App.tsx and the ") and len(summary) > 500
+    assert all(path in summary for path in unused)
+    app = approve_proposal(owner=owner, proposal_id=proposal.pk)
+    assert app.build_detail == f"Checked when proposed: {summary}"[:500]

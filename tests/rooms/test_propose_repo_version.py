@@ -5,7 +5,7 @@ import pytest
 from osfoundry.errors import Conflict, Invalid, NotFound, Unavailable
 from rooms.gitimport import import_repo_version
 from rooms.models import Project, Proposal, ProposalKey, Repository, RepositoryVersion, Room
-from rooms.services import propose_repo_version
+from rooms.services import approve_proposal, propose_repo_version
 from tests.rooms.helpers import APP
 
 
@@ -114,14 +114,17 @@ def test_a_local_room_takes_no_repository_proposal(room_factory, agent, version)
     assert not Proposal.objects.exists()
 
 
-def test_the_cards_run_summary_is_cut_to_500_characters(room, agent, version):
+def test_the_tabs_build_state_keeps_500_characters_of_the_summary(room, owner, agent, version):
     unused = {f"src/{'never_imported_' * 4}{n}.ts": "export const x = 1;\n" for n in range(12)}
     version.files = {**version.files, **unused}
     version.save()
     proposal = propose(room, agent, version).proposal
-    proposal.refresh_from_db()
-    assert len(proposal.run_summary) == 500
-    assert proposal.run_summary.startswith("src/App.tsx and the 0 files it loads. Never loaded")
+    app = approve_proposal(owner=owner, proposal_id=proposal.pk)
+    app.refresh_from_db()
+    assert len(app.build_detail) == 500
+    assert app.build_detail.startswith(
+        "Checked when proposed: src/App.tsx and the 0 files it loads. Never loaded"
+    )
 
 
 def git(path, *args):

@@ -5,10 +5,11 @@ found. A snippet-sized app is checked within its push, and git prints the verdic
 import pytest
 
 from osfoundry.errors import Invalid
-from rooms import repositories, runchecks, runnable, versionchecks
+from rooms import repositories, runnable, verdicts, versionchecks
 from rooms.models import Repository, RepositoryVersion
 from rooms.repositories import Snapshot, list_room_repositories, pin_version
-from rooms.runnable import Problem, RunCheck
+from rooms.rules import problem_at
+from rooms.runnable import RunCheck
 from rooms.services import propose_repo_version
 from tests.rooms.gitclient import clone_url, git, wait_for_verdict, write_files
 
@@ -20,7 +21,7 @@ def unchecked(project, files, commit):
     repository, _ = Repository.objects.get_or_create(project=project, name="timer")
     snapshot = Snapshot(commit_hash=commit, message="m", author="A <a@e>", files=files)
     version = pin_version(repository=repository, snapshot=snapshot, ref="main").version
-    assert version.is_runnable is None
+    assert verdicts.known(version) is None
     return version
 
 
@@ -73,7 +74,7 @@ def test_a_snippet_sized_app_gets_its_verdict_in_the_push(
 ):
     pushes = push_twice(asgi_server, project, agent, token_factory(agent), tmp_path, files)
     good, bad = RepositoryVersion.objects.order_by("imported_at")
-    assert (good.is_runnable, bad.is_runnable) == (True, False)  # stored before the answers
+    assert (verdicts.known(good), verdicts.known(bad)) == (True, False)  # stored before the answers
     assert (
         f"remote: version {good.pk} of main ({good.short_hash}): runs in the Room; propose it "
         "with propose_room_repo_app"
@@ -102,7 +103,8 @@ def test_a_push_breaking_a_character_rule_is_told_so_at_once_and_on_every_branch
     version = RepositoryVersion.objects.get()
     assert f"({version.short_hash}): cannot run in the Room:" in push
     assert "remote:   src/Note.ts:1:27: bidirectional control U+202E" in push
-    assert version.is_runnable is False  # stored before the answer, no check to wait for
+    assert verdicts.known(version) is False  # stored before the answer, no check to wait for
+    assert version.run_verdict is None  # the rules said so: nothing was compiled
     # The same commit pushed to another branch: its stored verdict, named again in full.
     again = git(work, "push", url, "main:topic", home=home).stderr
     assert f"({version.short_hash}): cannot run in the Room:" in again
@@ -118,17 +120,20 @@ def test_listing_checks_a_version_not_checked_yet_and_stores_its_verdict(room, a
     assert runnable == {str(good.pk): True, str(bad.pk): False}
     good.refresh_from_db()
     bad.refresh_from_db()
-    assert (good.is_runnable, bad.is_runnable) == (True, False)
+    assert (verdicts.known(good), verdicts.known(bad)) == (True, False)
 
 
 def test_a_check_cut_short_is_never_reported_runnable_nor_stored(room, agent, files, monkeypatch):
     version = unchecked(room.project, files, "a" * 40)
-    stopped = RunCheck(problems=[Problem("src/App.tsx", 1, 1, "took too long")], is_transient=True)
-    monkeypatch.setattr(runchecks, "check_version", lambda version: stopped)
+    stopped = RunCheck(
+        problems=[problem_at("src/App.tsx", 1, 1, "took too long")], is_transient=True
+    )
+    monkeypatch.setattr(runnable, "check_app", lambda files: stopped)
     (listed,) = list_room_repositories(agent, str(room.pk), origin="http://testserver")
     assert listed["latest_versions"][0]["runnable"] is False
     version.refresh_from_db()
-    assert version.is_runnable is None  # the next reader checks again
+    assert verdicts.known(version) is None  # the next reader checks again
+    assert version.run_verdict is None
 
 
 def test_proposing_a_version_not_checked_yet_refuses_it_when_it_cannot_run(room, agent):
@@ -151,20 +156,21 @@ def test_a_check_cut_short_by_its_deadline_is_not_remembered(room, files, monkey
     version = unchecked(room.project, files | {"src/Slow.ts": chain * 250}, "e" * 40)  # ~1 s
     monkeypatch.setattr(runnable, "CHECK_BASE_SECONDS", 0.05)
     monkeypatch.setattr(runnable, "CHECK_SECONDS_PER_MB", 0.0)
-    (problem,) = repositories.check_pinned_version(version)
+    (problem,) = verdicts.version_problems(version)
     assert problem.startswith("src/Slow.ts:1:1: took too long to compile")
     version.refresh_from_db()
-    assert version.is_runnable is None
+    assert verdicts.known(version) is None
     monkeypatch.setattr(runnable, "CHECK_BASE_SECONDS", 60.0)  # the next reader checks again
-    assert repositories.check_pinned_version(version) == []
+    assert verdicts.version_problems(version) == []
     version.refresh_from_db()
-    assert version.is_runnable is True
+    assert verdicts.known(version) is True
 
 
 @pytest.mark.django_db(transaction=True)
 def test_the_checking_thread_skips_versions_gone_or_judged_and_checks_the_rest(room, files, caplog):
     judged = unchecked(room.project, files, "1" * 40)
-    repositories.record_verdict(judged, is_runnable=False)  # say a reader judged it meanwhile
+    # Say a reader judged it meanwhile.
+    RepositoryVersion.objects.filter(pk=judged.pk).update(rule_problems=["src/App.tsx: judged"])
     gone = unchecked(room.project, files, "2" * 40)
     gone_id = gone.pk
     gone.delete()
@@ -172,5 +178,6 @@ def test_the_checking_thread_skips_versions_gone_or_judged_and_checks_the_rest(r
     versionchecks.check_later([judged.pk, gone_id, fresh.pk])
     assert wait_for_verdict(fresh) is True  # one thread, in order: the others came first
     judged.refresh_from_db()
-    assert judged.is_runnable is False  # not checked again (its files would run)
+    assert verdicts.known(judged) is False  # not checked again (its files would run)
+    assert judged.run_verdict is None
     assert "failed" not in caplog.text

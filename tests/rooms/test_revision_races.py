@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 
 from osfoundry.errors import Conflict
-from rooms import runchecks
+from rooms import verdicts
 from rooms.models import LauncherApp, Proposal, ProposalKey
 from rooms.revisions import propose_update, revise_proposal
 from rooms.services import approve_proposal
@@ -86,7 +86,7 @@ def test_a_proposal_approved_while_its_revision_is_checked_is_not_revised(
     room, owner, agent, files, monkeypatch
 ):
     first = propose(room, agent, files)
-    real_check = runchecks.check_snippet
+    real_check = verdicts.check_files
 
     def approved_meanwhile(checked_files):
         # The owner approves after revise_proposal read the proposal as pending, before the
@@ -94,7 +94,7 @@ def test_a_proposal_approved_while_its_revision_is_checked_is_not_revised(
         approve_proposal(owner=owner, proposal_id=first.pk)
         return real_check(checked_files)
 
-    monkeypatch.setattr(runchecks, "check_snippet", approved_meanwhile)
+    monkeypatch.setattr(verdicts, "check_files", approved_meanwhile)
     with pytest.raises(Conflict) as caught:
         revise_proposal(
             caller=agent,

@@ -1,5 +1,6 @@
 from unittest import mock
 
+from rooms import verdicts
 from rooms.events import room_events_after
 from rooms.models import RoomEvent
 from rooms.services import approve_proposal, decline_proposal, propose_snippet
@@ -71,9 +72,10 @@ def test_approval_wakes_room_waiters_and_websocket_group(
 
 def test_approval_records_the_proposal_time_check_as_the_build_state(room, owner, agent, files):
     proposal = propose(room, agent, files, "One")
-    assert proposal.run_summary.startswith("src/App.tsx and the")
+    summary = verdicts.summary(verdicts.of(proposal))
+    assert summary.startswith("src/App.tsx and the")
     app = approve_proposal(owner=owner, proposal_id=proposal.pk)
     app.refresh_from_db()
     assert app.build_state == "ready" and app.build_updated_by == owner
-    assert app.build_detail == f"Checked when proposed: {proposal.run_summary}"
+    assert app.build_detail == f"Checked when proposed: {summary}"
     assert app.as_dict()["build"]["detail"] == app.build_detail
