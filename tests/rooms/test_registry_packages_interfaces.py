@@ -9,7 +9,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from rooms import services
+from rooms import services, verdicts
 from rooms.models import NpmPackage, Proposal
 from tests.mcpclient import call_tool
 from tests.rooms.registry_packages import DEPENDENCIES, app_files
@@ -268,3 +268,9 @@ def test_a_repository_versions_package_json_is_resolved_too(room, project, agent
     ).proposal
     assert listed([p.as_dict() for p in services.app_packages(proposal)]) == REGISTRY_ROWS
     assert proposal.package_bundle_id == proposal.packages["bundle"]
+    # The proposal's verdict is its own, found with its lock; the version's own (a push's,
+    # list_room_repositories') does not hold the registry's imports against it either.
+    assert proposal.run_verdict["packages"] == ["tiny-format", "ui-badge", "ui-badge/badge.css"]
+    assert verdicts.runs(version)
+    proposal.run_verdict_fingerprint = "another"  # as after an upgrade: found again, the same
+    assert verdicts.of(proposal).packages == proposal.run_verdict["packages"]
