@@ -56,7 +56,7 @@ run: install
 	$(BIN)/python manage.py migrate --noinput -v0
 	$(BIN)/python manage.py collectstatic --noinput -v0
 	$(BIN)/python manage.py seed_demo --origin $(PUBLIC_ORIGIN)
-	@echo "  Console: $(PUBLIC_ORIGIN)/   MCP: $(PUBLIC_ORIGIN)/api/v1/mcp (or /api/v1/external-mcp: see README)"
+	@echo "  Console: $(PUBLIC_ORIGIN)/   MCP: $(PUBLIC_ORIGIN)/api/v1/mcp (or /api/v1/external-mcp: see docs/agents.md)"
 	MALLOC_ARENA_MAX=2 $(BIN)/uvicorn osfoundry.asgi:application --host 127.0.0.1 --port $(PORT) --workers $(WORKERS) --no-access-log
 
 lint: install-dev

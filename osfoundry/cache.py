@@ -3,7 +3,7 @@
 What we cache can always be computed again (highlighted code, a repository version's run
 check, allauth's login counters): while Redis is stopped or restarting, a read finds nothing
 and a write is dropped, so the owner's console keeps working instead of answering 500.
-allauth's login rate limit is then not enforced until Redis is back (README "Production").
+allauth's login rate limit is then not enforced until Redis is back (docs/operators.md).
 """
 
 import logging

@@ -254,7 +254,7 @@ LOGGING = {
     "loggers": {"dulwich": {"level": "WARNING"}},  # not each git request's capabilities
 }
 
-# Product limits (documented in README "Limits").
+# Product limits (documented in docs/proposals.md and docs/configuration.md).
 SNIPPET_MAX_FILES = env_int("SNIPPET_MAX_FILES", 64, minimum=1)
 SNIPPET_MAX_FILE_BYTES = env_int("SNIPPET_MAX_FILE_BYTES", 200_000, minimum=1)
 SNIPPET_MAX_TOTAL_BYTES = env_int("SNIPPET_MAX_TOTAL_BYTES", 1_000_000, minimum=1)

@@ -2,7 +2,8 @@
 
 The commit is read with dulwich and pinned through the same service as a pushed branch tip
 (rooms/repositories.py): the same limits, rules and runnability check. Its objects are copied
-into the repository's database store too, so the pinned version can be cloned like a pushed one.
+into the repository's database store too; no branch is moved, so a clone serves the commit once
+a branch points at it (a push, or seed_demo's main for the demo's repository).
 """
 
 from pathlib import Path

@@ -1,5 +1,5 @@
 """The production lane in a test: deploy/nginx.conf served by Debian's nginx on a free port in
-front of uvicorn workers, each a process of its own on its own port (as README "Production"
+front of uvicorn workers, each a process of its own on its own port (as docs/operators.md
 runs them), so a test can stop or kill one. bench/ uses it too.
 
 The configuration is the file users deploy, with three changes only: the upstream lists the

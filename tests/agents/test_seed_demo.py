@@ -10,15 +10,18 @@ from io import StringIO
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from dulwich.refs import SYMREF
 
 from agents.management import demo
 from agents.models import AccessToken, AgentProfile, Channel, InboxEntry, Message
 from osfoundry.auth import authenticate_bearer
+from rooms.gitstore import DatabaseRefs
 from rooms.models import (
     AppRevision,
     LauncherApp,
     Project,
     Proposal,
+    RepositoryVersion,
     ReviewComment,
     Room,
     RoomEvent,
@@ -113,6 +116,19 @@ def test_a_second_run_creates_nothing_new():
     assert second == first  # the same passwords, tokens and ids
     assert {model.__name__: model.objects.count() for model in models} == counts
     assert counts["Proposal"] == 4 and counts["Message"] == 6 and counts["AccessToken"] == 3
+
+
+@pytest.mark.django_db
+def test_the_demo_repository_serves_its_version_on_main_and_keeps_a_moved_main():
+    data = seed()
+    version = RepositoryVersion.objects.get(pk=data["version_id"])
+    refs = DatabaseRefs(data["repository_id"])
+    assert refs.read_loose_ref(b"HEAD") == SYMREF + b"refs/heads/main"
+    assert refs[b"HEAD"] == refs[b"refs/heads/main"] == version.commit_hash.encode()
+    moved = b"f" * 40  # an agent pushed: the next `make run` leaves main where it is
+    refs.set_if_equals(b"refs/heads/main", version.commit_hash.encode(), moved)
+    seed()
+    assert refs[b"refs/heads/main"] == moved
 
 
 @pytest.mark.django_db

@@ -1,5 +1,5 @@
 """While Redis is unreachable the rate limit neither refuses every call nor lets calls through
-uncounted: each process counts in its own memory (osfoundry/ratelimit.py, README)."""
+uncounted: each process counts in its own memory (osfoundry/ratelimit.py, docs/agents.md)."""
 
 import pytest
 

@@ -1,5 +1,5 @@
 """Every deployment knob is an environment variable, and a bad value stops the process with a
-message naming the variable (README "Configuration"). Each case imports the settings in a fresh
+message naming the variable (docs/configuration.md). Each case imports the settings in a fresh
 process, as a server starting up would."""
 
 import json

@@ -22,7 +22,9 @@ from agents.models import AccessToken
 from agents.tokens import create_access_token, hash_token
 from rooms.demo import standup_timer_files
 from rooms.gitimport import import_repo_version
+from rooms.gitstore import DatabaseRefs
 from rooms.models import Project, Repository, Room
+from rooms.repositories import create_repository
 
 CREDENTIALS = Path(settings.BASE_DIR) / "var" / "demo-credentials.json"
 READ_WRITE, READ_ONLY = "osfoundry:read osfoundry:write", "osfoundry:read"
@@ -63,12 +65,17 @@ class Command(BaseCommand):
                 name="Owner's desk",
                 defaults={"owner": owner, "kind": Room.Kind.LOCAL},
             )
-            repository, _ = Repository.objects.get_or_create(project=project, name="standup-timer")
+            repository = Repository.objects.filter(project=project, name="standup-timer").first()
+            if repository is None:  # made as a first push makes it: HEAD names main
+                repository = create_repository(
+                    project=project, name="standup-timer", created_by=None
+                )
             # The owner's own agents: Claude Code builds, Codex plans (the names bylines show).
             write = ensure_token(owner, tokens.get("write"), "Claude Code (demo)", READ_WRITE)
             planner = ensure_token(owner, tokens.get("planner"), "Codex (demo)", READ_WRITE)
             read = ensure_token(owner, tokens.get("read"), "Read-only script (demo)", READ_ONLY)
         version = repository.versions.first() or import_demo_version(repository)
+        serve_on_main(repository, version)
         team = demo.Team(
             builder=demo.connect_agent(write, demo.BUILDER),
             planner=demo.connect_agent(planner, demo.PLANNER),
@@ -156,6 +163,15 @@ def import_demo_version(repository):
             subprocess.run(["git", "-C", folder, *cmd], check=True, env=env, capture_output=True)
         version, _ = import_repo_version(repository=repository, path=path, ref="HEAD")
     return version
+
+
+def serve_on_main(repository, version) -> None:
+    """`git clone` of the demo repository checks out the pinned version: its commit on main (an
+    imported commit gets no branch of its own). A branch an agent already moved stays."""
+    refs = DatabaseRefs(repository.pk)
+    if b"HEAD" not in refs.allkeys():  # a repository an earlier seed made
+        refs.set_symbolic_ref(b"HEAD", b"refs/heads/main")
+    refs.add_if_new(b"refs/heads/main", version.commit_hash.encode())
 
 
 # ---------------------------------------------------------------------------------------------
