@@ -18,7 +18,7 @@ from agents.api import router as agents_router
 from rooms.api import router as rooms_router
 
 from .auth import Unauthenticated
-from .errors import DomainError, describe_validation_error
+from .errors import DomainError, TryLater, describe_validation_error
 from .http import challenge_for, json_content_type_problem
 from .outage import RETRY_AFTER_S, unavailable
 
@@ -134,6 +134,8 @@ def not_found(request):
 def domain_error(request, exc: DomainError):
     challenge = challenge_for(exc)
     headers = {"WWW-Authenticate": challenge} if challenge else {}
+    if isinstance(exc, TryLater):
+        headers["Retry-After"] = str(exc.retry_after)
     return error_response(request, exc.http_status, exc.as_dict(), headers)
 
 

@@ -53,6 +53,23 @@ class Unavailable(DomainError):
     http_status = 409
 
 
+class TryLater(DomainError):
+    """A service we depend on is down or slow: nothing was stored, and the same call may
+    succeed later. REST answers 503 with Retry-After; MCP says when in the result."""
+
+    code = "try_later"
+    http_status = 503
+
+    def __init__(
+        self, message: str, *, retry_after: int, code: str | None = None, field: str | None = None
+    ):
+        super().__init__(message, code=code, field=field)
+        self.retry_after = retry_after
+
+    def as_dict(self) -> dict:
+        return super().as_dict() | {"retry_after": self.retry_after}
+
+
 # pydantic's wording is written for developers; these say what a caller must change.
 _PYDANTIC_HINTS = {
     "extra_forbidden": "unknown field; remove it (allowed fields: {allowed})",

@@ -262,6 +262,17 @@ IDEMPOTENCY_KEY_DAYS = env_int("IDEMPOTENCY_KEY_DAYS", 30, minimum=1)
 # JSON escaping can double a file's size on the wire; anything bigger is refused unread.
 DATA_UPLOAD_MAX_MEMORY_SIZE = SNIPPET_MAX_TOTAL_BYTES * 2 + 256 * 1024
 
+# An npm registry for the dependencies an app's package.json names (rooms/registry/): unset,
+# apps use only the curated library set. Resolved when proposed, within these limits; the
+# packages are stored, never fetched again for that proposal (README "Packages from a registry").
+NPM_REGISTRY_URL = env_str("NPM_REGISTRY_URL", "").rstrip("/")
+NPM_REGISTRY_TOKEN = env_str("NPM_REGISTRY_TOKEN", "")  # sent as a bearer token, if set
+NPM_MAX_PACKAGES = env_int("NPM_MAX_PACKAGES", 150, minimum=1)  # per app, all transitive
+NPM_MAX_UNPACKED_BYTES = env_int("NPM_MAX_UNPACKED_BYTES", 60_000_000, minimum=1)  # per app
+NPM_RESOLVE_SECONDS = env_int("NPM_RESOLVE_SECONDS", 30, minimum=1)  # the whole resolution
+# Where a package's page is: the card links each package there.
+NPM_PACKAGE_PAGE = env_str("NPM_PACKAGE_PAGE", "https://www.npmjs.com/package/{name}/v/{version}")
+
 # One budget per token (else per client address) for REST, its long-poll and MCP together
 # (osfoundry/ratelimit.py); MCP_RATE_LIMIT/MCP_RATE_WINDOW, the old names, work this release.
 RATE_LIMIT = env_int(env_renamed("RATE_LIMIT", "MCP_RATE_LIMIT"), 2000, minimum=1)  # calls

@@ -36,6 +36,7 @@ SCRIPTS = (
     Path(settings.BASE_DIR) / "static" / "vendor" / "sucrase" / "sucrase.js",
     Path(__file__).parent / "js" / "vendor" / "sucrase-parser" / "sucrase-parser.js",
     Path(__file__).parent / "js" / "runnable.js",
+    Path(__file__).parent / "js" / "modules.js",
 )
 MEMORY_LIMIT_BYTES = 256 * 1024 * 1024
 WARM_UP = {"src/App.tsx": 'import {useState} from "react";\nexport default () => <p>{1}</p>;\n'}
@@ -66,6 +67,7 @@ class Engine:
         self._lock = threading.Lock()
         self._racer: Any = None
         self._check: Any = None  # OsfRunnable.check, called with a string: no source to parse
+        self._prepare: Any = None  # OsfModules.prepare, the same way
         self.is_warm = False  # created, and one check has run (the JIT has seen the code)
 
     def check(self, files: dict[str, str], *, timeout: float) -> dict:
@@ -78,6 +80,26 @@ class Engine:
                 answer = self._check(json.dumps(files), timeout_sec=timeout)
             except JSTimeoutException:
                 raise EngineTimeout(racer.eval("OsfRunnable.current()")) from None
+            except JSOOMException:
+                self._replace()
+                raise EngineOutOfMemory() from None
+            except Exception:
+                if racer.was_hard_memory_limit_reached():
+                    self._replace()
+                    raise EngineOutOfMemory() from None
+                raise
+        return json.loads(answer)
+
+    def prepare_modules(self, sources: dict[str, str], *, timeout: float) -> dict:
+        """modules.js's facts about npm package files (see its header), within `timeout`."""
+        from py_mini_racer import JSOOMException, JSTimeoutException
+
+        with self._lock:
+            racer = self._ready()
+            try:
+                answer = self._prepare(json.dumps(sources), timeout_sec=timeout)
+            except JSTimeoutException:
+                raise EngineTimeout(racer.eval("OsfModules.current()")) from None
             except JSOOMException:
                 self._replace()
                 raise EngineOutOfMemory() from None
@@ -120,10 +142,11 @@ class Engine:
         if self._racer is None:
             self._racer = self._create()
             self._check = self._racer.eval("OsfRunnable.check")
+            self._prepare = self._racer.eval("OsfModules.prepare")
         return self._racer
 
     def _replace(self) -> None:
-        racer, self._racer, self._check = self._racer, None, None
+        racer, self._racer, self._check, self._prepare = self._racer, None, None, None
         if racer is not None:
             racer.close()
 
@@ -155,8 +178,8 @@ class Engine:
         # The parent's context lives on threads the child does not have: using or even
         # closing it would hang. Keep it referenced, so its finaliser never runs, and start over.
         if self._racer is not None:
-            _abandoned.append((self._racer, self._check))
-        self._racer = self._check = None
+            _abandoned.append((self._racer, self._check, self._prepare))
+        self._racer = self._check = self._prepare = None
         self._lock = threading.Lock()
         self.is_warm = False
 

@@ -20,34 +20,63 @@ from pathlib import Path
 
 from django.conf import settings
 
+from .registry.licenses import is_osi
+
 MANIFEST = Path(settings.BASE_DIR) / "static" / "vendor" / "libraries.json"
 REACT_MODULES = ("react", "react-dom", "react-dom/client", "react/jsx-runtime")
-NPM_PAGE = "https://www.npmjs.com/package/{name}/v/{version}"
 
 
 @dataclass(frozen=True)
 class Package:
-    """A third-party package an app brings, as its card and the read tools show it."""
+    """A third-party package an app brings, as its card and the read tools show it: from the
+    curated set, or from the npm registry (rooms/registry/lock.py's lock)."""
 
     name: str
     version: str
     license: str
-    bytes: int  # what the frame loads of it: the sum of its bundle files the app uses
+    bytes: int  # what the frame loads of it: the files of it the app's imports reach
     origin: str = "curated"
+    osi: bool = True  # its licence is OSI-approved (rooms/registry/licenses.py)
+    install_scripts: tuple[str, ...] = ()  # what npm would run on install; the Room runs none
+    advisories: tuple[dict, ...] = ()  # the registry's advisories for this exact version
+    unpacked_bytes: int | None = None  # the whole tarball, for a registry package
+    deprecated: str = ""
 
     @property
     def npm_url(self) -> str:
-        return NPM_PAGE.format(name=self.name, version=self.version)
+        return settings.NPM_PACKAGE_PAGE.format(name=self.name, version=self.version)
+
+    @property
+    def marks(self) -> list[str]:
+        """What the owner should look at twice, in words for the card."""
+        marks = []
+        if self.install_scripts:
+            marks.append("has install scripts (never run)")
+        if not self.osi:
+            marks.append("licence not OSI-approved")
+        if self.advisories:
+            count = len(self.advisories)
+            marks.append(f"{count} security advisor{'y' if count == 1 else 'ies'}")
+        if self.deprecated:
+            marks.append("deprecated")
+        return marks
 
     def as_dict(self) -> dict:
-        return {
+        data = {
             "name": self.name,
             "version": self.version,
             "license": self.license,
             "bytes": self.bytes,
             "origin": self.origin,
             "url": self.npm_url,
+            "osi_license": self.osi,
+            "install_scripts": list(self.install_scripts),
+            "advisories": list(self.advisories),
         }
+        if self.origin == "registry":
+            data["unpacked_bytes"] = self.unpacked_bytes
+            data["deprecated"] = self.deprecated or None
+        return data
 
 
 @cache
@@ -118,6 +147,7 @@ def packages_of(names: Iterable[str]) -> list[Package]:
             version=known[package]["version"],
             license=known[package]["license"],
             bytes=size,
+            osi=is_osi(known[package]["license"]),
         )
         for package, size in sorted(sizes.items())
     ]
@@ -125,25 +155,35 @@ def packages_of(names: Iterable[str]) -> list[Package]:
 
 def package_changes(before: list[Package], after: list[Package]) -> list[dict]:
     """What an update changes in the packages an app brings: each package added, removed or
-    at another version, by name."""
-    old = {package.name: package for package in before}
-    new = {package.name: package for package in after}
+    at another version, by name and origin (a registry package may sit at two versions)."""
+
+    def grouped(packages: list[Package]) -> dict[tuple[str, str], tuple[str, Package]]:
+        versions: dict[tuple[str, str], list[Package]] = {}
+        for package in packages:
+            versions.setdefault((package.name, package.origin), []).append(package)
+        return {
+            key: (", ".join(sorted({p.version for p in group})), group[0])
+            for key, group in versions.items()
+        }
+
+    old, new = grouped(before), grouped(after)
     changes = []
-    for name in sorted(old.keys() | new.keys()):
-        was, now = old.get(name), new.get(name)
+    for key in sorted(old.keys() | new.keys()):
+        was, now = old.get(key), new.get(key)
         if was is None or now is None:
             change = "added" if was is None else "removed"
-        elif was.version != now.version:
+        elif was[0] != now[0]:
             change = "changed"
         else:
             continue
         changes.append(
             {
-                "name": name,
+                "name": key[0],
+                "origin": key[1],
                 "change": change,
-                "old": was.version if was else None,
-                "new": now.version if now else None,
-                "package": now or was,
+                "old": was[0] if was else None,
+                "new": now[0] if now else None,
+                "package": (now or was)[1],  # type: ignore[index]
             }
         )
     return changes
@@ -195,6 +235,12 @@ def not_available(spec: str) -> str:
                 f"module {spec!r} is not available in Rooms: of {name} {version} an app may "
                 f"import {', '.join(imports)}"
             )
+    if settings.NPM_REGISTRY_URL:
+        return (
+            f"module {spec!r} is not available in Rooms; {available_text()}; name any other "
+            "package in package.json's dependencies (this Room resolves them from its npm "
+            "registry), or copy the code you need into the app"
+        )
     return (
         f"module {spec!r} is not available in Rooms; {available_text()}; copy any other code "
         "you need into the app"

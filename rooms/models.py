@@ -9,7 +9,8 @@ from django.urls import reverse
 from osfoundry.auth import token_project_id
 from osfoundry.idempotency import IdempotencyKey
 
-# Repositories' models live in their own module; imported here for Django and callers.
+# Repositories' and packages' models live in their own modules; imported here for Django.
+from .packagemodels import NpmPackage, PackageBundle  # noqa: F401
 from .repomodels import GitObject, GitRef, Repository, RepositoryVersion  # noqa: F401
 from .taskmodels import ProposalTask  # noqa: F401
 from .verdictmodels import StoredVerdict
@@ -171,6 +172,13 @@ class Proposal(StoredVerdict):
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="next"
     )
     iteration = models.PositiveIntegerField(default=1)
+    # The npm packages the app brings from the registry, resolved when proposed (the lock,
+    # rooms/registry/lock.py; {} for none), and the module table its frame runs: both bound
+    # into content_hash, never resolved again.
+    packages = models.JSONField(default=dict, blank=True)
+    package_bundle = models.ForeignKey(
+        PackageBundle, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,

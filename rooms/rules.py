@@ -12,6 +12,8 @@ from osfoundry.errors import Problem
 from .models import Proposal, RepositoryVersion
 
 ENTRY = "src/App.tsx"
+# The app's npm manifest: read by the server for its dependencies, never loaded by the frame.
+MANIFEST = "package.json"
 CODE_SUFFIXES = (".tsx", ".ts", ".jsx", ".js", ".mjs")
 # What the frame can load: code, and JSON and CSS imported from it.
 LOADABLE_SUFFIXES = CODE_SUFFIXES + (".json", ".css")
@@ -47,6 +49,19 @@ def app_files(subject: Proposal | RepositoryVersion) -> dict[str, str]:
         and path.startswith(APP_FOLDER)
         and path.endswith(LOADABLE_SUFFIXES)
     }
+
+
+def manifest_of(subject: Proposal | RepositoryVersion) -> dict[str, str]:
+    """The app's package.json, as {"package.json": text}, or {}: a snippet's, or the one at a
+    repository version's root (its dependencies: rooms/registry/dependencies.py)."""
+    if isinstance(subject, Proposal):
+        if subject.kind == Proposal.Kind.SNIPPET:
+            text = subject.files.get(MANIFEST)
+            return {MANIFEST: text} if isinstance(text, str) else {}
+        assert subject.repository_version is not None  # a database constraint
+        subject = subject.repository_version
+    text = subject.files.get(MANIFEST)
+    return {MANIFEST: text} if isinstance(text, str) else {}
 
 
 def cannot_start(subject: Proposal | RepositoryVersion, files: dict[str, str]) -> str | None:

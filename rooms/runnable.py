@@ -22,12 +22,13 @@ import json
 import re
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from osfoundry.errors import Problem
 
 from . import libraries
 from .jsengine import EngineOutOfMemory, EngineTimeout, engine
-from .rules import CODE_SUFFIXES, ENTRY, LOADABLE_SUFFIXES, problem_at
+from .rules import CODE_SUFFIXES, ENTRY, LOADABLE_SUFFIXES, MANIFEST, problem_at
 
 BUILTIN_MODULES = libraries.REACT_MODULES
 # The order the frame tries when an import names no file exactly: `./x` is x.tsx, x.ts, ...
@@ -55,6 +56,15 @@ TOO_BIG = (
 )
 
 
+class PackageIndex(Protocol):
+    """The npm packages an app's package.json took from a registry (rooms/registry/): which
+    bare imports are theirs, and why one of them cannot be imported (None: it can)."""
+
+    def owns(self, spec: str) -> bool: ...
+
+    def problem(self, spec: str) -> str | None: ...
+
+
 @dataclass(frozen=True)
 class RunCheck:
     """The verdict on one app: what keeps it from running, and what of it never runs."""
@@ -64,6 +74,8 @@ class RunCheck:
     unused: list[str] = field(default_factory=list)  # files nothing loads
     # The curated library files the frame loads for it, in its order (rooms/libraries.py).
     libraries: list[str] = field(default_factory=list)
+    # The imports of registry packages (package.json's), each resolved by the PackageIndex.
+    packages: list[str] = field(default_factory=list)
     is_transient: bool = False  # stopped by a deadline or the memory limit: may pass later
 
     @property
@@ -77,6 +89,7 @@ class RunCheck:
             "loaded": self.loaded,
             "unused": self.unused,
             "libraries": self.libraries,
+            "packages": self.packages,
         }
 
     @classmethod
@@ -87,11 +100,13 @@ class RunCheck:
             loaded=data["loaded"],
             unused=data["unused"],
             libraries=data["libraries"],
+            packages=data.get("packages", []),
         )
 
 
-def check_app(files: dict[str, str]) -> RunCheck:
-    """Whether the Room's frame can run `files` (a snippet, or a repository version's src/)."""
+def check_app(files: dict[str, str], packages: PackageIndex | None = None) -> RunCheck:
+    """Whether the Room's frame can run `files` (a snippet, or a repository version's src/),
+    with the registry packages of `packages`, if any."""
     code_bytes = sum(len(text) for path, text in files.items() if path.endswith(CODE_SUFFIXES))
     timeout = CHECK_BASE_SECONDS + CHECK_SECONDS_PER_MB * code_bytes / 1_000_000
     try:
@@ -111,17 +126,19 @@ def check_app(files: dict[str, str]) -> RunCheck:
     problems = [compile_problem(path, facts[path]["compile"]) for path in compile_failures(facts)]
     if ENTRY not in files:  # the callers' own rules say so, each in its terms
         return RunCheck(problems=problems, unused=sorted(files))
-    loaded, load_problems, used = load_graph(files, facts)
+    loaded, load_problems, used, imported = load_graph(files, facts, packages)
     problems += load_problems
     entry = facts.get(ENTRY, {})
     if "requires" in entry and not entry["default_export"]:
         problems.append(problem_at(ENTRY, 1, 1, NO_DEFAULT_EXPORT))
-    unused = sorted(set(files) - set(loaded))
+    # package.json is the server's to read (its dependencies), never the frame's to load.
+    unused = sorted(set(files) - set(loaded) - {MANIFEST})
     return RunCheck(
         problems=problems,
         loaded=loaded,
         unused=unused,
         libraries=libraries.with_requirements(used),
+        packages=sorted(imported),
     )
 
 
@@ -136,12 +153,16 @@ def compile_problem(path: str, error: dict) -> Problem:
     return problem_at(path, error["line"], error["column"], f"{error['message']}; {fix}")
 
 
-def load_graph(files: dict[str, str], facts: dict) -> tuple[list[str], list[Problem], set[str]]:
-    """The files the frame loads from the entry, in order, what fails on the way, and the
-    curated library files they import (Tailwind's for a CSS file that asks for it)."""
+def load_graph(
+    files: dict[str, str], facts: dict, packages: PackageIndex | None
+) -> tuple[list[str], list[Problem], set[str], set[str]]:
+    """The files the frame loads from the entry, in order, what fails on the way, the curated
+    library files they import (Tailwind's for a CSS file that asks for it) and their imports of
+    registry packages. A registry package comes first: package.json named it."""
     loaded = [ENTRY]
     problems: list[Problem] = []
     used: set[str] = set()
+    imported: set[str] = set()
     queue = deque([ENTRY])
     while queue:
         path = queue.popleft()
@@ -153,6 +174,12 @@ def load_graph(files: dict[str, str], facts: dict) -> tuple[list[str], list[Prob
         if "json" in found and found["json"] is not None:
             problems.append(json_problem(path, files[path], found["json"]))
         for spec, line, column in found.get("requires", ()):
+            if packages is not None and packages.owns(spec):
+                if why := packages.problem(spec):
+                    problems.append(problem_at(path, line, column, why))
+                else:
+                    imported.add(spec)
+                continue
             if library := libraries.file_of(spec):
                 used.add(library)
                 continue
@@ -162,7 +189,7 @@ def load_graph(files: dict[str, str], facts: dict) -> tuple[list[str], list[Prob
             elif target and target not in loaded:
                 loaded.append(target)
                 queue.append(target)
-    return loaded, problems, used
+    return loaded, problems, used, imported
 
 
 def resolve_import(files: dict[str, str], from_path: str, spec: str) -> tuple[str | None, str]:

@@ -5,18 +5,20 @@ nothing from it. The files endpoints are read by the console page (session cooki
 which passes only the files into the frame.
 """
 
+import gzip
 from urllib.parse import urljoin
 
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.templatetags.static import static
+from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET
 
 from osfoundry.errors import DomainError, Unavailable
 
 from . import access, libraries, rules
-from .models import Proposal
+from .models import PackageBundle, Proposal
 
 FRAME_SCRIPTS = (
     "vendor/sucrase/sucrase.js",
@@ -85,8 +87,21 @@ def runnable_files(proposal: Proposal) -> dict[str, str]:
     return files
 
 
-def files_json(*, name: str, files: dict[str, str], status: str) -> JsonResponse:
-    response = JsonResponse({"name": name, "entry": rules.ENTRY, "status": status, "files": files})
+def files_json(
+    *, name: str, files: dict[str, str], status: str, packages_url: str | None = None
+) -> JsonResponse:
+    # An app with registry packages names its module table, which the page fetches and hands
+    # to the frame with the files (static/rooms/app-frame.js, fetchFiles).
+    packages = {"url": packages_url} if packages_url else None
+    response = JsonResponse(
+        {
+            "name": name,
+            "entry": rules.ENTRY,
+            "status": status,
+            "files": files,
+            "packages": packages,
+        }
+    )
     # Reviewed content for one user's eyes: never in a shared cache.
     response["Cache-Control"] = "private, no-store"
     return response
@@ -102,7 +117,9 @@ def app_files(request, room_id, instance_id):
         files = runnable_files(app.proposal)
     except DomainError as exc:
         return error_json(exc)
-    return files_json(name=app.name, files=files, status="approved")
+    bundle = app.proposal.package_bundle_id
+    url = reverse("rooms:app_packages", args=[room_id, instance_id, bundle]) if bundle else None
+    return files_json(name=app.name, files=files, status="approved", packages_url=url)
 
 
 @require_GET
@@ -117,4 +134,52 @@ def proposal_preview_files(request, proposal_id):
         files = runnable_files(proposal)
     except DomainError as exc:
         return error_json(exc)
-    return files_json(name=proposal.name, files=files, status="pending")
+    bundle = proposal.package_bundle_id
+    url = reverse("rooms:proposal_preview_packages", args=[proposal_id, bundle]) if bundle else None
+    return files_json(name=proposal.name, files=files, status="pending", packages_url=url)
+
+
+def bundle_response(request, proposal: Proposal, sha256: str) -> HttpResponse:
+    """The module table of `proposal`'s registry packages, if `sha256` names it: immutable, so
+    the browser keeps it for as long as it likes (a new lock is a new URL)."""
+    if proposal.package_bundle_id != sha256:
+        return JsonResponse(
+            {"error": {"code": "not_found", "message": "No such packages"}}, status=404
+        )
+    bundle = PackageBundle.objects.get(pk=sha256)
+    data = bytes(bundle.data)
+    response = HttpResponse(content_type="application/json")
+    if "gzip" in request.headers.get("Accept-Encoding", ""):
+        response["Content-Encoding"] = "gzip"
+    else:
+        data = gzip.decompress(data)
+    response.content = data
+    response["Cache-Control"] = "private, max-age=31536000, immutable"
+    response["Vary"] = "Accept-Encoding"
+    return response
+
+
+@require_GET
+def app_packages(request, room_id, instance_id, sha256):
+    """An approved app's module table, for those who may open the app (strangers: 404)."""
+    if denied := login_required_json(request):
+        return denied
+    try:
+        app = access.get_app_for_user(request.user, room_id, instance_id)
+    except DomainError as exc:
+        return error_json(exc)
+    return bundle_response(request, app.proposal, sha256)
+
+
+@require_GET
+def proposal_preview_packages(request, proposal_id, sha256):
+    """A pending proposal's module table, for the Room owner's preview only."""
+    if denied := login_required_json(request):
+        return denied
+    try:
+        proposal = access.get_pending_proposal_for_owner(
+            owner=request.user, proposal_id=proposal_id
+        )
+    except DomainError as exc:
+        return error_json(exc)
+    return bundle_response(request, proposal, sha256)

@@ -14,10 +14,12 @@ from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound, refuse
 from osfoundry.idempotency import IdempotentRequest, canonical_hash, key_problems
 from osfoundry.text import text_problems
 
-from . import access, events, libraries, repositories, tabs, verdicts
+from . import access, events, libraries, repositories, rules, tabs, verdicts
 from .access import get_room_for_user, parse_uuid
 from .libraries import Package
 from .models import LauncherApp, Proposal, ProposalKey, Room
+from .registry import lock as registry
+from .registry.dependencies import read_dependencies
 from .rules import text_bytes
 from .snippets import name_problems, snippet_problems
 
@@ -32,9 +34,12 @@ CARD_FILES_WARNING = 20
 def app_packages(proposal: Proposal) -> list[Package]:
     """The third-party packages the app of `proposal` brings: the curated libraries that the
     files it runs import (Tailwind's runtime for a CSS file that asks for it), as the Room's
-    frame loads them, from its stored verdict. The card, read_room_app_status and
-    read_room_proposal all list these."""
-    return libraries.packages_of(verdicts.of(proposal).libraries)
+    frame loads them (from its stored verdict), and every package its package.json resolved
+    to from the registry (the lock). The card, read_room_app_status and read_room_proposal all
+    list these."""
+    curated = libraries.packages_of(verdicts.of(proposal).libraries)
+    fetched = registry.packages_of(proposal.packages) if proposal.packages else []
+    return sorted(curated + fetched, key=lambda package: (package.name, package.origin))
 
 
 def app_status(app: LauncherApp) -> dict:
@@ -117,7 +122,13 @@ def propose_files(
 ) -> ProposalResult:
     """A snippet proposal: a new app, an update of one, or a revision; the same rules for all."""
     # Every problem at once, before the key is looked up: a NUL cannot even reach PostgreSQL.
-    problems = key_problems(idempotency_key) + name_problems(name) + snippet_problems(files)
+    dependencies = read_dependencies(files)
+    problems = [
+        *key_problems(idempotency_key),
+        *name_problems(name),
+        *snippet_problems(files),
+        *dependencies.problems,
+    ]
     if problems:
         refuse([*problems, *verdicts.run_problems_beside(problems, files)])
     request = proposal_request(
@@ -128,19 +139,29 @@ def propose_files(
     name = check_name(name)
     if target and target.same_as == (name, files):
         raise Invalid(target.same_message, code="unchanged", field="files")
+    # With package.json dependencies from the registry: resolved first (I/O, outside any
+    # transaction), then the app is checked against them, and the lock is part of the content.
+    resolved = registry.resolve_packages(dependencies.registry) if dependencies.registry else None
+    packages = None
+    if resolved is not None:
+        check = verdicts.check_files(files, resolved.layout)
+        verdicts.refuse_unless_runnable(check)
+        packages = registry.package_app(resolved, check.packages)
     content = {
         "kind": "snippet",
         "name": name,
         "files": files,
         **(target.content if target else {}),
+        **({"packages": registry.content_digest(packages.lock)} if packages else {}),
     }
     content_hash = canonical_hash(content)
     # Text the rules accept, compiled as the Room will run it, after the replay: a retry of a
     # proposal that was accepted is answered without compiling it again, and so is identical
     # content already pending from the caller (the same card: its verdict is stored with it).
-    twin = Proposal.objects.pending_twin(room=room, caller=caller, content_hash=content_hash)
-    check = verdicts.of(twin) if twin else verdicts.check_files(files)
-    verdicts.refuse_unless_runnable(check)
+    if packages is None:
+        twin = Proposal.objects.pending_twin(room=room, caller=caller, content_hash=content_hash)
+        check = verdicts.of(twin) if twin else verdicts.check_files(files)
+        verdicts.refuse_unless_runnable(check)
     fields = {
         "kind": Proposal.Kind.SNIPPET,
         "name": name,
@@ -149,9 +170,10 @@ def propose_files(
         "file_count": len(files),
         "total_bytes": sum(text_bytes(text) for text in files.values()),
         **verdicts.stored_fields(check),
+        "packages": packages.lock if packages else {},
         **(target.fields if target else {}),
     }
-    return with_warnings(store_proposal(request, room=room, fields=fields))
+    return with_warnings(store_proposal(request, room=room, fields=fields, packages=packages))
 
 
 def propose_repo_version(
@@ -181,14 +203,32 @@ def propose_repo_version(
         return with_warnings(ProposalResult(previous, replay=True))
     name = check_name(name)
     version = access.get_version_in_project(room.project, repository_id, version_id)
-    verdicts.refuse_unless_runnable(verdicts.of(version))
+    manifest = version.files.get("package.json")
+    dependencies = read_dependencies(
+        {"package.json": manifest} if isinstance(manifest, str) else {}
+    )
+    refuse(dependencies.problems)
+    packages = None
+    verdict: dict = {}
+    if dependencies.registry:
+        # Resolved now (I/O, outside any transaction), and the version checked against them:
+        # that verdict is this proposal's, stored with it (the version's own knows no lock).
+        resolved = registry.resolve_packages(dependencies.registry)
+        check = verdicts.of_version_with(version, resolved.layout)
+        verdicts.refuse_unless_runnable(check)
+        packages = registry.package_app(resolved, check.packages)
+        verdict = verdicts.stored_fields(check)
+    else:
+        verdicts.refuse_unless_runnable(verdicts.of(version))
     # A version of a repository the Room runs an app from updates that app; one answering the
     # owner's requested changes continues that card as its next revision.
     extra, bound = repositories.repo_update_target(room, version) or ({}, {})
     if (sent_back := repositories.open_repo_line(caller, room, version)) is not None:
         extra = extra | {"previous": sent_back, "iteration": sent_back.iteration + 1}
         bound = bound | {"revision_of": str(sent_back.pk), "iteration": sent_back.iteration + 1}
-    content = {"kind": "repo", "name": name, "version_id": str(version.pk)}
+    content: dict = {"kind": "repo", "name": name, "version_id": str(version.pk)}
+    if packages:
+        content["packages"] = registry.content_digest(packages.lock)
     result = store_proposal(
         request,
         room=room,
@@ -199,8 +239,11 @@ def propose_repo_version(
             "content_hash": canonical_hash(content | bound),
             "file_count": len(version.files),
             "total_bytes": sum(text_bytes(text or "") for text in version.files.values()),
+            "packages": packages.lock if packages else {},
+            **verdict,
             **extra,
         },
+        packages=packages,
     )
     return with_warnings(result)
 
@@ -209,7 +252,7 @@ def with_warnings(result: ProposalResult) -> ProposalResult:
     """`result` with what its proposer should know that did not stop the proposal: its size,
     and what its stored verdict says (never compiled again here)."""
     proposal = result.proposal
-    warnings = []
+    warnings = list(read_dependencies(rules.manifest_of(proposal)).warnings)
     if proposal.kind == Proposal.Kind.SNIPPET and proposal.file_count > CARD_FILES_WARNING:
         warnings.append(
             f"{proposal.file_count} files: the owner's card warns that an app this size belongs "
@@ -231,17 +274,25 @@ def proposal_request(
 
 
 def store_proposal(
-    request: IdempotentRequest[Proposal], *, room: Room, fields: dict
+    request: IdempotentRequest[Proposal],
+    *,
+    room: Room,
+    fields: dict,
+    packages: registry.AppPackages | None = None,
 ) -> ProposalResult:
     return request.store(
-        lambda: insert_proposal(request, room=room, fields=fields),
+        lambda: insert_proposal(request, room=room, fields=fields, packages=packages),
         lambda previous: ProposalResult(previous, replay=True),
     )
 
 
 @transaction.atomic
 def insert_proposal(
-    request: IdempotentRequest[Proposal], *, room: Room, fields: dict
+    request: IdempotentRequest[Proposal],
+    *,
+    room: Room,
+    fields: dict,
+    packages: registry.AppPackages | None = None,
 ) -> ProposalResult:
     caller = request.scope["caller"]
     room = Room.objects.select_for_update().get(pk=room.pk)
@@ -255,6 +306,8 @@ def insert_proposal(
         fields["previous"] = supersede(fields["previous"])
     principal = principal_of(caller)  # which token or client sent it, for the card's byline
     via = principal.token_key if principal else ""
+    if packages is not None:  # with the proposal or not at all (content-addressed rows)
+        fields["package_bundle"] = packages.store()
     proposal = Proposal.objects.create(room=room, proposed_by=caller, proposed_via=via, **fields)
     request.record(proposal)
     events.append_room_event(

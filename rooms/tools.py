@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from django.conf import settings
 from django.urls import reverse
 
 from osfoundry import wakeups
@@ -195,6 +196,21 @@ def events_for_caller_now(ctx: CallContext, room_id, args: PollArgs) -> dict:
     )
 
 
+def snippet_description(*, has_registry: bool) -> str:
+    """SPEC §3's text, then what an app may import (issue 33: the curated set, and with an npm
+    registry configured the dependencies its package.json names) and how it asks for Tailwind:
+    the sentence that spares agents a failed proposal."""
+    imports = ["relative paths", "react", "react-dom", *libraries.package_imports()]
+    if has_registry:
+        imports.append("package.json dependencies")
+    return (
+        "Prepare a Room snippet with source files. It appears in the cloud Room launcher only "
+        "after its owner reviews and approves the full code in osFoundry. The Room runs "
+        f"{ENTRY}'s default export; imports: {', '.join(imports)}; "
+        'Tailwind: @import "tailwindcss" in CSS.' + WAITING
+    )
+
+
 TOOLS = [
     Tool(
         name="list_rooms",
@@ -250,14 +266,7 @@ TOOLS = [
     ),
     Tool(
         name="propose_room_snippet_app",
-        description=(
-            "Prepare a Room snippet with source files. It appears in the cloud Room launcher "
-            "only after its owner reviews and approves the full code in osFoundry. The Room "
-            f"renders {ENTRY}'s default export; imports: relative paths, react, react-dom, "
-            + ", ".join(libraries.package_imports())
-            + '; for Tailwind, @import "tailwindcss" in a CSS file.'
-            + WAITING
-        ),
+        description=snippet_description(has_registry=bool(settings.NPM_REGISTRY_URL)),
         arguments=SnippetArgs,
         scope=WRITE,
         annotations=PROPOSES,
@@ -314,7 +323,7 @@ TOOLS = [
         name="poll_resource_events",
         description=(
             "A Room's events after after_sequence, as soon as one exists, or [] after "
-            "timeout_s (default 30); then pass next_after_sequence. "
+            "timeout_s; then pass next_after_sequence. "
             "Local Rooms are unavailable."
         ),
         arguments=PollArgs,

@@ -19,6 +19,16 @@ urlpatterns = [
         runtime_views.proposal_preview_files,
         name="proposal_preview_files",
     ),
+    path(
+        "rooms/<uuid:room_id>/apps/<uuid:instance_id>/packages/<str:sha256>.json",
+        runtime_views.app_packages,
+        name="app_packages",
+    ),
+    path(
+        "proposals/<uuid:proposal_id>/preview-packages/<str:sha256>.json",
+        runtime_views.proposal_preview_packages,
+        name="proposal_preview_packages",
+    ),
     path("rooms/<uuid:room_id>/apps/<uuid:instance_id>/", views.room_detail, name="app"),
     path(
         "rooms/<uuid:room_id>/apps/<uuid:instance_id>/revisions/",

@@ -30,8 +30,10 @@ from osfoundry.errors import Invalid, Problem
 
 from . import jsengine, libraries, rules, runnable
 from .models import Proposal, RepositoryVersion
+from .registry.dependencies import read_dependencies
+from .registry.lock import StoredIndex
 from .rules import ENTRY
-from .runnable import RunCheck
+from .runnable import PackageIndex, RunCheck
 from .snippets import file_problems
 
 # The card lists this many problems; the proposal's refusal lists them all.
@@ -52,26 +54,48 @@ def fingerprint() -> str:
 # Finding and storing
 
 
-def check_files(files: dict[str, str]) -> RunCheck:
+class Deferred:
+    """The packages a package.json names for the registry, before any proposal resolved them
+    (a pushed version, the snippet rules' refusal): their imports are not held against the
+    app; proposing it resolves and checks them."""
+
+    def __init__(self, names):
+        self.names = set(names)
+
+    def owns(self, spec: str) -> bool:
+        return libraries.package_name(spec) in self.names
+
+    def problem(self, spec: str) -> str | None:
+        return None
+
+
+def check_files(files: dict[str, str], packages: PackageIndex | None = None) -> RunCheck:
     """The verdict on `files` as the Room will run them, found now: for a snippet before it is
-    stored (its verdict is stored with it: stored_fields)."""
-    return runnable.check_app(files)
+    stored (its verdict is stored with it: stored_fields), with the registry packages its
+    package.json resolved to, if any."""
+    return runnable.check_app(files, packages)
 
 
 def of(subject: Proposal | RepositoryVersion) -> RunCheck:
     """The verdict on what the Room runs of a proposal or a version: the one stored, or (none
     stored, or stored under another fingerprint) found now and stored. A proposal of a
-    repository version has its version's."""
-    if isinstance(subject, Proposal) and subject.kind == Proposal.Kind.REPO:
+    repository version has its version's, unless it brings registry packages: then it has its
+    own, found with them (its lock)."""
+    packages: PackageIndex | None = None
+    if isinstance(subject, Proposal) and subject.packages:
+        packages = StoredIndex(subject.packages)
+    elif isinstance(subject, Proposal) and subject.kind == Proposal.Kind.REPO:
         assert subject.repository_version is not None  # a database constraint
         subject = subject.repository_version
+    if isinstance(subject, RepositoryVersion):
+        packages = Deferred(read_dependencies(rules.manifest_of(subject)).registry)
     if (check := stored(subject)) is not None:
         return check
     files = rules.app_files(subject)
     if why := rules.cannot_start(subject, files):
         check = RunCheck(problems=[rules.problem_at(ENTRY, 1, 1, why)])
     else:
-        check = check_files(files)
+        check = check_files(files, packages)
     if not check.is_transient:  # a timeout on a loaded machine must not stick
         fields = stored_fields(check)
         for name, value in fields.items():
@@ -79,6 +103,15 @@ def of(subject: Proposal | RepositoryVersion) -> RunCheck:
         # These fields alone: what they judge never changes, and two readers store the same.
         type(subject).objects.filter(pk=subject.pk).update(**fields)
     return check
+
+
+def of_version_with(version: RepositoryVersion, packages: PackageIndex) -> RunCheck:
+    """The verdict on `version` with the registry packages a proposal of it resolved: that
+    proposal's, stored with it (stored_fields), never on the version."""
+    files = rules.app_files(version)
+    if why := rules.cannot_start(version, files):
+        return RunCheck(problems=[rules.problem_at(ENTRY, 1, 1, why)])
+    return check_files(files, packages)
 
 
 def stored(subject: Proposal | RepositoryVersion) -> RunCheck | None:
@@ -109,7 +142,8 @@ def run_problems_beside(rule_problems: list[Problem], files: dict[str, str]) -> 
     total = sum(rules.text_bytes(text) for text in accepted.values())
     if len(accepted) > settings.SNIPPET_MAX_FILES or total > settings.SNIPPET_MAX_TOTAL_BYTES:
         return []  # refused for its size: an app that size is not worth compiling
-    return check_files(accepted).problems
+    # The registry's packages are resolved only once the rest is right.
+    return check_files(accepted, Deferred(read_dependencies(accepted).registry)).problems
 
 
 def refuse_unless_runnable(check: RunCheck) -> None:

@@ -120,6 +120,8 @@ def card_context(request, proposal: Proposal) -> dict:
     context["tree"] = cards.sidebar(files)
     # What third-party code comes in with the app, and for an update what that changes.
     packages = context["packages"] = services.app_packages(proposal)
+    context["registry_packages"] = bool(proposal.packages)
+    context["advisories_checked"] = proposal.packages.get("advisories_checked", False)
     if proposal.is_update and proposal.app is not None:
         before = services.app_packages(proposal.app.proposal)
         context["package_changes"] = libraries.package_changes(before, packages)

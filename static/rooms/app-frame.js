@@ -3,6 +3,7 @@
 //   var handle = OsfAppFrame.mount(container, {
 //     frameUrl,            // URL of the frame page (same origin, own CSP, sandbox)
 //     files, entry,        // approved snippet: {path: text}, "src/App.tsx"
+//     packages,            // its npm packages' module table (fetchFiles gets it), or null
 //     storageKey,          // string = per-app storage in this browser; null = storage off
 //     onStatus(status),    // {type:"osf:mounted", compile_ms, load_ms, mount_ms}
 //   });                    // or {type:"osf:error", phase, message, file?}
@@ -152,6 +153,7 @@
     options = options || {};
     var files = options.files || {};
     var entry = options.entry || "src/App.tsx";
+    var packages = isPlainObject(options.packages) ? options.packages : null;
     var storageKey = typeof options.storageKey === "string" && options.storageKey ? options.storageKey : null;
     // "osf:app:<storageKey>:<key>" is only unambiguous if storageKey has no ":"
     // (else app "1" with key "2:x" would reach app "1:2", key "x").
@@ -217,7 +219,9 @@
       if (sentRun || !readySeen || loads !== 1) return;
       sentRun = true;
       clearTimeout(readyTimer);
-      send({type: "osf:run", files: files, entry: entry, storage: storageKey !== null});
+      var run = {type: "osf:run", files: files, entry: entry, storage: storageKey !== null};
+      if (packages) run.packages = packages;
+      send(run);
     }
 
     function onLoad() {
@@ -313,8 +317,11 @@
   }
 
   // The app's files as JSON from the console: resolves {ok, body} and never rejects on a
-  // non-JSON answer, so callers show one kind of error.
-  function fetchFiles(url) {
+  // non-JSON answer, so callers show one kind of error. An app with npm packages from the
+  // registry names its module table (`packages.url`, immutable: the browser's cache keeps it):
+  // it is fetched here, by this page, and handed to the frame with the files, so the frame
+  // itself loads nothing from the network.
+  function fetchJson(url) {
     return fetch(url, {credentials: "same-origin", headers: {Accept: "application/json"}}).then(
       function (response) {
         return response.json().then(
@@ -327,6 +334,21 @@
         );
       }
     );
+  }
+
+  function fetchFiles(url) {
+    return fetchJson(url).then(function (result) {
+      var packages = result.ok && result.body.packages;
+      if (!packages || typeof packages.url !== "string") return result;
+      return fetchJson(packages.url).then(function (table) {
+        if (!table.ok) {
+          var message = (table.body.error && table.body.error.message) || "unknown error";
+          return {ok: false, body: {error: {message: "The app's packages did not load: " + message}}};
+        }
+        result.body.packages = table.body;
+        return result;
+      });
+    });
   }
 
   window.OsfAppFrame = Object.freeze({mount: mount, prepare: prepare, fetchFiles: fetchFiles});

@@ -9,7 +9,9 @@
 //
 // Protocol (all messages via postMessage; the parent is the console page):
 //   frame -> parent  {type:"osf:ready"}
-//   parent -> frame  {type:"osf:run", files:{path:text}, entry:"src/App.tsx", storage:bool}
+//   parent -> frame  {type:"osf:run", files:{path:text}, entry:"src/App.tsx", storage:bool,
+//                     packages?:{imports:{spec:id}, modules:{id:{name, type, code, deps}}}}
+//                     (the npm packages its package.json resolved to, rooms/registry/modules.py)
 //   frame -> parent  {type:"osf:mounted", compile_ms, load_ms, mount_ms}   (load: libraries)
 //   frame -> parent  {type:"osf:error", phase:"compile"|"module"|"runtime", message, file?}
 //   frame -> parent  {type:"osf:storage", id, op, key, value}
@@ -177,6 +179,10 @@
     return Object.prototype.hasOwnProperty.call(LIBRARIES.modules, spec);
   }
 
+  function hasOwn(object, key) {
+    return Object.prototype.hasOwnProperty.call(object, key);
+  }
+
   // The registry the library bundles call into. A bundle may define only the specifiers the
   // manifest gives its file; require hands every importer the same module, as CommonJS does.
   window.OsfLibraries = Object.freeze({
@@ -211,7 +217,7 @@
 
   // The library files the app loads, dependencies first: those imported by the files the
   // entry loads (directly or through others), and Tailwind if one of its CSS files asks.
-  function librariesFor(files, compiled, entry) {
+  function librariesFor(files, compiled, entry, packages) {
     var wanted = [];
     var seen = Object.create(null);
     var queue = [entry];
@@ -230,6 +236,7 @@
       }
       if (!compiled[path]) continue;
       requiredSpecs(compiled[path]).forEach(function (spec) {
+        if (hasOwn(packages.imports, spec)) return; // a registry package: package.json named it
         if (isLibrary(spec)) want(LIBRARIES.modules[spec]);
         else if (spec.charAt(0) === "." || spec.charAt(0) === "/") {
           var target = resolveFile(files, joinPath(path, spec));
@@ -305,9 +312,72 @@
     return null;
   }
 
-  function createLoader(files, compiled) {
+  // What Node gives a package and a browser does not: `process.env.NODE_ENV` decides which
+  // build many packages load (the production one, here), `global` is the window.
+  var PROCESS = Object.freeze({
+    env: Object.freeze({NODE_ENV: "production"}),
+    browser: true,
+    platform: "browser",
+    argv: [],
+    version: "",
+    versions: {},
+    cwd: function () {
+      return "/";
+    },
+    nextTick: function (fn) {
+      var args = Array.prototype.slice.call(arguments, 1);
+      queueMicrotask(function () {
+        fn.apply(null, args);
+      });
+    },
+  });
+
+  function createLoader(files, compiled, packages) {
     var cache = Object.create(null);
+    var packageCache = Object.create(null);
     var known = builtins();
+
+    // A module of a registry package: its code was made ready on the server (ES modules turned
+    // into CommonJS by this same Sucrase), and each specifier it requires already resolved.
+    function loadPackage(id) {
+      if (packageCache[id]) return packageCache[id].exports;
+      var entry = packages.modules[id];
+      if (!entry) throw PhaseError("module", "the package module " + id + " is missing");
+      var module = {exports: {}};
+      packageCache[id] = module;
+      if (entry.type === "css") {
+        var style = document.createElement("style");
+        style.setAttribute("data-package", entry.name);
+        style.textContent = entry.code;
+        document.head.appendChild(style);
+      } else if (entry.type === "json") {
+        module.exports = JSON.parse(entry.code);
+      } else {
+        var fn = (0, eval)(
+          "(function (require, module, exports, process, global, __filename, __dirname) {" +
+            entry.code +
+            "\n})\n//# sourceURL=osf-package:///" +
+            encodeURI(entry.name)
+        );
+        var file = "/node_modules/" + entry.name;
+        fn.call(module.exports, packageRequire(entry), module, module.exports, PROCESS, window, file,
+          file.slice(0, file.lastIndexOf("/")));
+      }
+      return module.exports;
+    }
+
+    function packageRequire(entry) {
+      return function require(spec) {
+        spec = String(spec);
+        var dep = hasOwn(entry.deps, spec) ? entry.deps[spec] : null;
+        if (dep === null) {
+          throw PhaseError("module", "module '" + spec + "' is not available in the Room (required by " + entry.name + ")");
+        }
+        if (dep === "empty:") return {};
+        if (dep.indexOf("runtime:") === 0) return known[dep.slice(8)];
+        return loadPackage(dep);
+      };
+    }
 
     function load(path) {
       if (cache[path]) return cache[path].exports; // also breaks import cycles, as in CommonJS
@@ -347,6 +417,7 @@
       return function require(spec) {
         spec = String(spec);
         if (Object.prototype.hasOwnProperty.call(known, spec)) return known[spec];
+        if (hasOwn(packages.imports, spec)) return loadPackage(packages.imports[spec]);
         if (isLibrary(spec)) return window.OsfLibraries.require(spec);
         if (spec.charAt(0) === "." || spec.charAt(0) === "/") {
           var target = resolveFile(files, joinPath(fromPath, spec));
@@ -355,7 +426,7 @@
           }
           return load(target);
         }
-        // Bare specifier: only React and the curated libraries exist in here.
+        // Bare specifier: only React, the curated libraries and package.json's packages exist.
         throw PhaseError("module", "module '" + spec + "' is not available", fromPath);
       };
     }
@@ -431,6 +502,10 @@
   function run(data) {
     var files = data.files;
     var entry = data.entry;
+    var packages = data.packages;
+    if (!packages || typeof packages !== "object" || !packages.imports || !packages.modules) {
+      packages = {imports: {}, modules: {}};
+    }
     storageOn = data.storage === true;
     if (!files || typeof files !== "object" || typeof entry !== "string") {
       reportError("module", "The run message has no files or entry.");
@@ -476,9 +551,10 @@
 
     // Load the libraries the app imports, then evaluate modules, starting at the entry.
     var t0Load = now();
-    loadLibraries(librariesFor(files, compiled, entry)).then(
+    loadLibraries(librariesFor(files, compiled, entry, packages)).then(
       function () {
-        evaluate(files, compiled, entry, {compile_ms: compileMs, load_ms: Math.round((now() - t0Load) * 10) / 10});
+        var times = {compile_ms: compileMs, load_ms: Math.round((now() - t0Load) * 10) / 10};
+        evaluate(files, compiled, entry, packages, times);
       },
       function (err) {
         reportError("module", err.message);
@@ -486,11 +562,11 @@
     );
   }
 
-  function evaluate(files, compiled, entry, times) {
+  function evaluate(files, compiled, entry, packages, times) {
     var t1 = now();
     var App;
     try {
-      var exports = createLoader(files, compiled)(entry);
+      var exports = createLoader(files, compiled, packages)(entry);
       App = exports && exports.default;
       var renderable =
         typeof App === "function" || (App !== null && typeof App === "object" && "$$typeof" in App);

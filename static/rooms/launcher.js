@@ -119,6 +119,7 @@
           frameUrl: area.dataset.frameUrl,
           files: result.body.files,
           entry: result.body.entry,
+          packages: result.body.packages || null,
           storageKey: storageKey(instanceId),
           title: label,
           onStatus: function (status) {

@@ -83,6 +83,7 @@
           frameUrl: card.dataset.frameUrl,
           files: result.body.files,
           entry: result.body.entry,
+          packages: result.body.packages || null,
           storageKey: null, // storage bridge off: unapproved code keeps nothing
           title: "Preview of unapproved code",
           onStatus: function (status) {

@@ -1,4 +1,5 @@
-"""Browser-test fixtures: a live uvicorn server on the test database, and headless Chromium."""
+"""Browser-test fixtures: a live uvicorn server on the test database, and headless Chromium;
+an npm registry of the tests' own."""
 
 import os
 from pathlib import Path
@@ -7,6 +8,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from tests import npmregistry
+from tests.rooms import registry_packages
 from tests.servers import CHROMIUM, CHROMIUM_ARGS, database_url, start_uvicorn, stop_process
 
 
@@ -69,3 +72,14 @@ def page(context):
     page.console_messages = []
     page.on("console", lambda message: page.console_messages.append(message.text))
     return page
+
+
+@pytest.fixture
+def npm_registry(settings):
+    """The test's own npm registry on 127.0.0.1 with the packages of registry_packages.py,
+    configured as the Room's."""
+    registry = npmregistry.NpmRegistry().start()
+    registry_packages.publish_all(registry)
+    settings.NPM_REGISTRY_URL = registry.url
+    yield registry
+    registry.stop()

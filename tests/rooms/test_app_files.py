@@ -48,6 +48,7 @@ def test_owner_and_members_get_an_approved_snippets_files(client, request, room,
         "entry": "src/App.tsx",
         "status": "approved",
         "files": files,
+        "packages": None,  # no package from the registry: no module table to fetch
     }
     assert "no-store" in response["Cache-Control"]
 

@@ -44,6 +44,9 @@ CHART_PACKAGES = [
         "bytes": size_of("tailwindcss"),
         "origin": "curated",
         "url": "https://www.npmjs.com/package/@tailwindcss/browser/v/4.3.5",
+        "osi_license": True,
+        "install_scripts": [],
+        "advisories": [],
     },
     {
         "name": "chart.js",
@@ -52,6 +55,9 @@ CHART_PACKAGES = [
         "bytes": size_of("chartjs"),
         "origin": "curated",
         "url": "https://www.npmjs.com/package/chart.js/v/4.6.1",
+        "osi_license": True,
+        "install_scripts": [],
+        "advisories": [],
     },
     {
         "name": "lodash",
@@ -60,6 +66,9 @@ CHART_PACKAGES = [
         "bytes": size_of("lodash"),
         "origin": "curated",
         "url": "https://www.npmjs.com/package/lodash/v/4.18.1",
+        "osi_license": True,
+        "install_scripts": [],
+        "advisories": [],
     },
     {
         "name": "react-chartjs-2",
@@ -68,6 +77,9 @@ CHART_PACKAGES = [
         "bytes": size_of("react-chartjs-2"),
         "origin": "curated",
         "url": "https://www.npmjs.com/package/react-chartjs-2/v/5.3.1",
+        "osi_license": True,
+        "install_scripts": [],
+        "advisories": [],
     },
     {
         "name": "recharts",
@@ -76,6 +88,9 @@ CHART_PACKAGES = [
         "bytes": size_of("recharts"),
         "origin": "curated",
         "url": "https://www.npmjs.com/package/recharts/v/3.11.3",
+        "osi_license": True,
+        "install_scripts": [],
+        "advisories": [],
     },
 ]
 
@@ -134,7 +149,7 @@ def test_the_card_lists_each_package_with_its_version_licence_size_origin_and_np
         '<td><a href="https://www.npmjs.com/package/recharts/v/3.11.3" rel="noopener noreferrer">'
         "recharts</a></td>\n      <td><code>3.11.3</code></td>\n      <td>MIT</td>" in html
     )
-    assert '<tr data-package="@tailwindcss/browser">' in html
+    assert '<tr data-package="@tailwindcss/browser" data-origin="curated">' in html
     assert html.count('<span class="pill pill-curated"') == 5
     assert "three" not in html.split("data-packages")[1].split("</section>")[0]
 

@@ -29,6 +29,7 @@ def test_owner_gets_the_pending_files(client, owner, proposal, files):
         "entry": "src/App.tsx",
         "status": "pending",
         "files": files,
+        "packages": None,
     }
 
 

@@ -128,7 +128,7 @@ def test_a_check_cut_short_is_never_reported_runnable_nor_stored(room, agent, fi
     stopped = RunCheck(
         problems=[problem_at("src/App.tsx", 1, 1, "took too long")], is_transient=True
     )
-    monkeypatch.setattr(runnable, "check_app", lambda files: stopped)
+    monkeypatch.setattr(runnable, "check_app", lambda files, packages=None: stopped)
     (listed,) = list_room_repositories(agent, str(room.pk), origin="http://testserver")
     assert listed["latest_versions"][0]["runnable"] is False
     version.refresh_from_db()

@@ -1,7 +1,10 @@
 """Hostile apps stay inside the sandboxed frame: each escape is blocked or has no effect, also
-with curated libraries loaded and tried as the means (tests/rooms/snippets/hostile-libraries)."""
+with curated libraries loaded and tried as the means (tests/rooms/snippets/hostile-libraries),
+and with a package from the npm registry doing the trying (tests/rooms/snippets/
+hostile-packages, tests/rooms/packages/sneaky-lib)."""
 
 import json
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
@@ -128,6 +131,56 @@ def test_hostile_app_reaches_nothing_outside_its_frame(
         if "/static/" in url:
             assert cookie is None, url
     # The console's storage is untouched.
+    assert page.evaluate("localStorage.getItem('osf:app:victim:notes')") == "secret"
+
+
+SNEAKY_LIB = Path(__file__).parent / "packages" / "sneaky-lib" / "index.js"
+PACKAGE_CHECKS = {
+    "package fetch",
+    "package xhr",
+    "package script",
+    "package parent.document",
+    "package localStorage",
+    "package require('fs')",
+}
+
+
+def test_a_registry_package_reaches_nothing_outside_the_frame(
+    page, context, live_server_url, room, owner, agent, npm_registry
+):
+    npm_registry.publish(
+        "sneaky-lib",
+        "1.0.0",
+        {
+            "index.js": SNEAKY_LIB.read_text(),
+            "registry.json": json.dumps({"url": npm_registry.url}),
+        },
+    )
+    files = HOSTILE | snippet_files("hostile-packages")
+    asked = len(npm_registry.requests)
+    _proposal, results, frame_requests, popups = run_hostile_preview(
+        page, context, live_server_url, room, owner, agent, files
+    )
+    assert len(npm_registry.requests) > asked  # resolved when proposed, from the test's registry
+    asked = list(npm_registry.requests)
+    print("\nhostile package:", json.dumps(results, indent=1))
+    assert set(results) >= PACKAGE_CHECKS
+    for check, result in results.items():
+        if check not in SILENT:
+            assert result.startswith("blocked"), f"{check}: {result}"
+    refused = page.frame_locator(f"[data-osf-preview] {FRAME}").locator("[data-refused]")
+    for line in (
+        "connect-src {}/x-package-fetch",
+        "connect-src {}/x-package-xhr",
+        "script-src-elem {}/x-package-script.js",
+    ):
+        expect(refused.filter(has_text=line.format(npm_registry.url))).to_have_count(1)
+    # Neither the registry nor this site heard from the package; the frame itself requested
+    # nothing of either (the page fetched the module table, with the files).
+    assert npm_registry.requests == asked
+    assert "/x-" not in live_server_url.access_log()
+    assert not [url for url, _cookie in frame_requests if "/packages/" in url]
+    assert popups == []
     assert page.evaluate("localStorage.getItem('osf:app:victim:notes')") == "secret"
 
 

@@ -214,7 +214,9 @@ def test_a_verdict_cut_short_when_found_again_is_never_stored(
     stopped = RunCheck(
         problems=[problem_at("src/App.tsx", 1, 1, "took too long")], is_transient=True
     )
-    monkeypatch.setattr(runnable, "check_app", lambda files: stopped)  # a loaded machine
+    monkeypatch.setattr(
+        runnable, "check_app", lambda files, packages=None: stopped
+    )  # a loaded machine
     for subject in (proposal, version):
         assert verdicts.of(subject) == stopped
         subject.refresh_from_db()

@@ -58,7 +58,7 @@ def test_a_snippet_over_the_size_limits_is_not_compiled(settings, monkeypatch):
     settings.SNIPPET_MAX_FILES = 2
     settings.SNIPPET_MAX_TOTAL_BYTES = 10
     failing = RunCheck(problems=[problem_at("src/App.tsx", 1, 1, "does not compile")])
-    monkeypatch.setattr(verdicts.runnable, "check_app", lambda files: failing)
+    monkeypatch.setattr(verdicts.runnable, "check_app", lambda files, packages=None: failing)
     files = {"src/App.tsx": "a", "src/b.ts": "b", "src/c.ts": "c"}
     assert verdicts.run_problems_beside([], files) == []
     assert verdicts.run_problems_beside([], {"src/App.tsx": "a" * 11}) == []

@@ -9,6 +9,7 @@ from osfoundry import asgi
 from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH
 from osfoundry.mcp.tooling import collect_tools
 from rooms.tools import TOOLS as ROOM_TOOLS
+from rooms.tools import snippet_description
 from tests.mcpclient import modern_rpc, rpc
 
 # The four agent-network tools (agents/tools.py) get what the Room tools leave.
@@ -50,6 +51,26 @@ def test_room_tools_leave_room_for_the_agent_tools():
     assert size <= ROOM_TOOLS_BUDGET
 
 
+def test_with_an_npm_registry_the_snippet_tool_names_package_json_within_the_budgets(asgi_server):
+    # A deployment with NPM_REGISTRY_URL publishes three more words (rooms/tools.py): both
+    # revisions' tools/list and the Room tools stay within their budgets then too.
+    without = snippet_description(has_registry=False)
+    with_registry = snippet_description(has_registry=True)
+    assert with_registry == without.replace(
+        "zustand; Tailwind", "zustand, package.json dependencies; Tailwind"
+    )
+    grown = len(json.dumps(with_registry)) - len(json.dumps(without))
+    for send in (rpc, modern_rpc):
+        assert len(send(asgi_server.mcp_url, "tools/list").content) + grown <= 8_800
+    tools = [
+        tool
+        for tool in asgi.mcp_apps[EXTERNAL_MCP_PATH].descriptions
+        if tool["name"] in {t.name for t in ROOM_TOOLS}
+    ]
+    size = len(json.dumps(tools, ensure_ascii=False, separators=(",", ":")).encode())
+    assert size + grown <= ROOM_TOOLS_BUDGET
+
+
 def test_snippet_tool_publishes_the_contract_exactly():
     tool = next(
         t
@@ -62,11 +83,11 @@ def test_snippet_tool_publishes_the_contract_exactly():
     # then how a client that declared the Tasks extension waits (others read next_step).
     assert tool["description"] == (
         "Prepare a Room snippet with source files. It appears in the cloud Room launcher only "
-        "after its owner reviews and approves the full code in osFoundry. The Room renders "
+        "after its owner reviews and approves the full code in osFoundry. The Room runs "
         "src/App.tsx's default export; imports: relative paths, react, react-dom, chart.js, "
         "clsx, d3, date-fns, framer-motion, lodash, lucide-react, mathjs, papaparse, "
-        "react-chartjs-2, recharts, three, uuid, zustand; for Tailwind, "
-        '@import "tailwindcss" in a CSS file. A Tasks client\'s task ends at the decision.'
+        "react-chartjs-2, recharts, three, uuid, zustand; Tailwind: "
+        '@import "tailwindcss" in CSS. A Tasks client\'s task ends at the decision.'
     )
     assert tool["annotations"] == {
         "readOnlyHint": False,
