@@ -173,6 +173,7 @@ def test_no_console_page_has_a_serious_or_critical_violation(
     page.fill("#id_login", "owner")
     page.fill("#id_password", "wrong-password")
     page.get_by_role("button", name="Log in").click()
+    expect(page.locator(".form-error")).to_be_visible()  # the refused page, loaded
     assert_accessible(page, axe_source, "sign-in, refused")
     page.context.close()
 
