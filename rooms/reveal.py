@@ -9,6 +9,9 @@ is itself marked, so replaced. A lexer that dropped or repeated a character woul
 count: then the file renders as plain text, where each character passes through once.
 """
 
+import html
+import re
+
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from pygments import highlight as pygments_highlight
@@ -21,6 +24,8 @@ from .characters import Mark, Reveal, is_hidden
 from .scripts import MixedWord
 
 SENTINEL = "\ufdd0"
+# Text of these characters alone has nothing to mark: neither refused nor hidden.
+PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]*")
 CSS_CLASS = "hl"
 
 
@@ -92,6 +97,8 @@ def highlight_revealed(text: str, found: Reveal, lexer_class, *, anchor: str) ->
 def inline_text(text: str) -> SafeString:
     """`text` (a name, a title, a path) escaped, its invisible and refused characters as markers,
     inside <bdi>: right-to-left text in a name cannot reorder the words around it."""
+    if PRINTABLE_ASCII.fullmatch(text):  # most names: nothing to mark (a Room's thousand tabs)
+        return mark_safe("<bdi>" + html.escape(text) + "</bdi>")  # noqa: S308 - escaped
     out = []
     for ch in text:
         if REFUSED.match(ch) or is_hidden(ch):
@@ -111,6 +118,8 @@ def inline_text(text: str) -> SafeString:
 def plain_text(text: str) -> str:
     """`text` for a place that takes no markup (a <title>, an attribute): invisible and refused
     characters written as ⟨U+…⟩."""
+    if PRINTABLE_ASCII.fullmatch(text):
+        return text
     return "".join(
         f"⟨{codepoint(ch)}⟩" if REFUSED.match(ch) or is_hidden(ch) else ch for ch in text
     )

@@ -8,9 +8,11 @@ from collections import Counter
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import EmptyPage, Page, PageNotAnInteger, Paginator
 from django.db.models import Count, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from osfoundry.errors import DomainError, Invalid, NotFound
@@ -78,28 +80,70 @@ def rooms_index(request):
     return render(request, "rooms/rooms.html", {"rooms": rooms})
 
 
+# Apps per page of the Room page's Apps table: a Room with a thousand apps stays one quick page.
+APPS_PAGE = 50
+# What the tab bar reads of each app: a link each, never its files or its proposal.
+TAB_FIELDS = ("instance_id", "name", "position", "revision", "build_state")
+
+
+def page_of(items, number) -> Page:
+    """One page of `items`: a page number that is not a whole number, or below 1, gives the
+    first page, one past the end the last; never an error."""
+    paginator = Paginator(items, APPS_PAGE)
+    try:
+        return paginator.page(number)
+    except PageNotAnInteger:
+        return paginator.page(1)
+    except EmptyPage:
+        return paginator.page(paginator.num_pages if int(number) > 1 else 1)
+
+
 @require_GET
 @login_required
 def room_detail(request, room_id, instance_id=None):
-    """The Room page; at /rooms/<id>/apps/<instance_id>/ with that tab open."""
+    """The Room page; at /rooms/<id>/apps/<instance_id>/ with that tab open.
+
+    The tab bar links every app; the Apps table, with each app's actions, shows one page of
+    them (`?page=`; by default the page holding the open app). A page number that is not one
+    gives the first page, one past the end the last (page_of). Its queries do not grow with
+    the apps."""
     try:
         room = access.get_room_for_user(request.user, room_id)
     except NotFound:
         raise Http404("Room not found") from None
     # `room` (and its event sequence) is read before the apps, so the feed replays anything newer.
-    apps = list(room.apps.select_related("proposal", "build_updated_by").order_by("position"))
-    shown = [app for app in apps if not app.is_removed]
-    if instance_id is not None and not any(app.pk == instance_id for app in shown):
+    shown = list(
+        room.apps.filter(position__isnull=False)
+        .order_by("position")
+        .values_list(*TAB_FIELDS, named=True)
+    )
+    ids = [tab.instance_id for tab in shown]
+    if instance_id is not None and instance_id not in ids:
         raise Http404("No such tab in this Room")
+    number = request.GET.get("page")
+    if number is None and instance_id is not None:
+        number = ids.index(instance_id) // APPS_PAGE + 1
+    page = page_of(ids, number)
+    rows = room.apps.filter(pk__in=page.object_list).select_related("proposal")
+    rows = rows.only(*TAB_FIELDS, "room_id", "build_detail", "proposal__kind").order_by("position")
+    is_owner = room.is_owned_by(request.user)
+    removed = None
+    if is_owner:  # the owner's Removed tabs, newest first, a page at a time too (`?removed=`)
+        gone = room.apps.filter(position__isnull=True).only(*TAB_FIELDS, "room_id", "removed_at")
+        removed = page_of(gone.order_by("-removed_at", "pk"), request.GET.get("removed"))
     return render(
         request,
         "rooms/room.html",
         {
             "room": room,
             "apps": shown,
-            "removed_apps": [app for app in apps if app.is_removed],
+            "rows": list(rows),
+            "page": page,
+            # Where each row's actions come back to: this page of the table.
+            "return_to": f"{reverse('rooms:room', args=[room.pk])}?page={page.number}",
+            "removed": removed,
             "open_instance_id": instance_id,
-            "is_owner": room.is_owned_by(request.user),
+            "is_owner": is_owner,
         },
     )
 

@@ -55,6 +55,8 @@
     tab.classList.remove("is-updated");
     openId = tab.dataset.instanceId;
     remember(openId);
+    // A Room of many apps scrolls its tab bar: the open one is in view.
+    if (tab.scrollIntoView) tab.scrollIntoView({ block: "nearest", inline: "nearest" });
     if (updatedNote) updatedNote.hidden = true;
     if (push && location.pathname !== new URL(tab.href).pathname) {
       history.pushState({ instanceId: openId }, "", tab.href);
@@ -73,6 +75,16 @@
   launcher.addEventListener("click", (event) => {
     const tab = event.target.closest("[role=tab]");
     if (!tab || event.ctrlKey || event.metaKey || event.shiftKey) return; // a new window: a link
+    event.preventDefault();
+    selectTab(tab);
+  });
+
+  // The Apps table's names open their tab on this page, as the tab bar does.
+  appRows.addEventListener("click", (event) => {
+    const link = event.target.closest("a[data-app-name]");
+    if (!link || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    const tab = byInstance(launcher, link.closest("tr").dataset.instanceId);
+    if (!tab) return;
     event.preventDefault();
     selectTab(tab);
   });
@@ -158,15 +170,22 @@
     tab.dataset.buildState = String(event.build_state || "");
     tab.appendChild(window.osfFeed.nameElement(event.name));
     insertInOrder(launcher, tab, position);
+    syncEmpty();
+    // The Apps table shows a page of the apps: a new one joins only the last page's rows.
+    if (!("lastPage" in appRows.dataset)) return;
 
     const row = document.createElement("tr");
     row.dataset.instanceId = event.instance_id;
     row.dataset.position = String(position);
     row.className = "is-new";
-    row.appendChild(td(String(position + 1), "num"));
+    const number = td("", "num");
+    row.appendChild(number);
     const name = td("", "strong");
-    name.dataset.appName = "";
-    name.appendChild(window.osfFeed.nameElement(event.name));
+    const open = document.createElement("a");
+    open.href = tab.href;
+    open.dataset.appName = "";
+    open.appendChild(window.osfFeed.nameElement(event.name));
+    name.appendChild(open);
     row.appendChild(name);
     const kind = td("");
     const pill = document.createElement("span");
@@ -193,19 +212,21 @@
       // The tab's actions need this page's forms: a reload shows them.
       const actions = td("", "muted small");
       const link = document.createElement("a");
-      link.href = root.dataset.roomUrl;
+      link.href = root.dataset.roomUrl + location.search;
       link.textContent = "Reload to manage";
       actions.appendChild(link);
       row.appendChild(actions);
     }
     insertInOrder(appRows, row, position);
-    syncEmpty();
+    // Numbered through the Room, as the page's rows are.
+    const before = row.previousElementSibling?.querySelector(".num");
+    number.textContent = String(before ? Number(before.textContent) + 1 : 1);
   }
 
   function setName(instanceId, name) {
     const tab = byInstance(launcher, instanceId);
     if (tab) tab.replaceChildren(window.osfFeed.nameElement(name));
-    const cell = byInstance(appRows, instanceId)?.querySelector("[data-app-name], .strong");
+    const cell = byInstance(appRows, instanceId)?.querySelector("[data-app-name]");
     if (cell) cell.replaceChildren(window.osfFeed.nameElement(name));
   }
 
