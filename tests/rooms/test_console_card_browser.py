@@ -57,8 +57,10 @@ def test_a_decided_card_shows_its_decision_first_without_buttons(
     # At the top, before the files, in the decline's colour; nothing left to click.
     assert bottom(box(banner)) <= box(page.locator("[data-review]"))["y"]
     assert banner.evaluate("el => getComputedStyle(el).borderLeftColor") == BAD
-    pill = page.locator("[data-status-pill]")
-    assert pill.evaluate("el => getComputedStyle(el).color") == BAD
+    status = banner.locator("[data-decision-status]")
+    expect(status).to_have_text("Declined")
+    assert status.evaluate("el => getComputedStyle(el).color") == BAD
+    expect(page.get_by_text("Declined", exact=True)).to_have_count(1)  # said once, in the banner
     flash = page.locator(".flash li")
     expect(flash).to_contain_text("Declined:")
     assert flash.evaluate("el => getComputedStyle(el).backgroundColor") == "rgb(253, 236, 234)"

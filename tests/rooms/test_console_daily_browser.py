@@ -102,5 +102,5 @@ def test_every_page_fits_a_phone(uvicorn_server, browser, people, files, dark): 
     expect(bar).to_be_visible()
     bar.get_by_role("button", name="Approve").click()
     page.get_by_role("button", name="Approve anyway").click()  # no file was marked viewed
-    expect(page.locator("[data-status-pill]")).to_have_text("Approved")
+    expect(page.locator("[data-decision-status]")).to_have_text("Approved")
     assert (ARTIFACTS / "phone-proposals.png").exists()

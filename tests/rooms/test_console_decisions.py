@@ -36,7 +36,7 @@ def test_owner_approves_with_the_csrf_token_from_the_card(owner, room, agent, fi
     assert proposal.decided_by == owner
     app = LauncherApp.objects.get(proposal=proposal)
     page = response.content.decode()
-    assert "Approved by <strong><bdi>owner</bdi></strong> on" in page
+    assert "Approved</span> by <strong><bdi>owner</bdi></strong> on" in page
     assert f"is now a tab in {room.name}" in page
     assert "Approve and create" not in page
     assert app.room == room
@@ -99,7 +99,7 @@ def test_decline_records_the_reason_for_the_agent(client, owner, room, agent, fi
     assert proposal.status == Proposal.Status.DECLINED
     assert proposal.decision_note == "Use the <b>design</b> tokens"
     html = response.content.decode()
-    assert "Declined by <strong><bdi>owner</bdi></strong> on" in html
+    assert "Declined</span> by <strong><bdi>owner</bdi></strong> on" in html
     assert "Reason: Use the &lt;b&gt;design&lt;/b&gt; tokens" in html
     assert not LauncherApp.objects.exists()
 
@@ -202,7 +202,7 @@ def test_decided_card_stays_readable_for_the_owner(client, owner, room, agent, f
     assert html.count("data-file ") == 2
     # The decision first, its buttons gone.
     assert html.index("data-decision-banner") < html.index("data-review ")
-    assert "Approved by <strong><bdi>owner</bdi></strong>" in html
+    assert "Approved</span> by <strong><bdi>owner</bdi></strong>" in html
     assert "Approve and create" not in html and "data-decline" not in html
     assert "data-viewed" not in html
 

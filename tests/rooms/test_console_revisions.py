@@ -246,7 +246,7 @@ def test_a_revised_card_shows_changes_since_the_last_review(client, owner, agent
         idempotency_key="revise-0002",
     ).proposal
     page = card(client, owner, superseded_first).content.decode()
-    assert "A later revision took its place." in page
+    assert "Superseded</span>: a later revision took its place" in page
     assert reverse("rooms:proposal", args=[newer.pk]) in page
 
 
