@@ -71,7 +71,9 @@ def test_a_decided_card_reads_as_decided_and_offers_the_next_one(client, owner, 
     html = client.get(reverse("rooms:proposal", args=[first.pk])).content.decode()
     # Its status shows once, in the banner at the top: who decided and when.
     assert html.count(">Approved<") == 1
-    assert "data-decision-status>Approved</span> by <strong><bdi>owner</bdi></strong> on <time" in html
+    assert (
+        "data-decision-status>Approved</span> by <strong><bdi>owner</bdi></strong> on <time" in html
+    )
     assert "data-status-pill" not in html
     assert "data-viewed-count" not in html and "Review the files before approving" not in html
     assert f'href="{reverse("rooms:proposal", args=[second.pk])}" data-next-proposal' in html
