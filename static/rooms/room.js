@@ -149,7 +149,17 @@
     return cell;
   }
 
+  // "All N apps": shown while the tab bar scrolls, so a Room of many apps says it has more.
+  const allApps = root.querySelector("[data-launcher-all]");
+  function syncOverflow() {
+    if (!allApps) return;
+    allApps.querySelector("[data-app-count]").textContent = String(tabs().length);
+    allApps.hidden = launcher.scrollWidth <= launcher.clientWidth + 1;
+  }
+  if (allApps && window.ResizeObserver) new ResizeObserver(syncOverflow).observe(launcher);
+
   function syncEmpty() {
+    syncOverflow();
     const empty = tabs().length === 0;
     root.querySelectorAll("[data-launcher-empty]").forEach((el) => (el.hidden = !empty));
     root.querySelectorAll("[data-apps-section], [data-app-runtime]").forEach((el) => (el.hidden = empty));

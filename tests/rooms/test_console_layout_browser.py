@@ -281,3 +281,38 @@ def test_the_messages_sidebar_reads_its_sentences_as_sentences(uvicorn_server, b
     assert box(empty)["height"] <= 5 * line_height, box(empty)
     shoot(page, "layout-messages-empty-1280x800.png", full_page=False)
     page.context.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_room_of_60_apps_pages_its_table_and_says_its_tab_bar_holds_more(
+    uvicorn_server, browser, people, size
+):
+    from tests.rooms.test_console_room import apps_in_bulk
+
+    room, agent, owner = people["room"], people["agent"], people["owner"]
+    made = apps_in_bulk(room, owner, agent, 60)
+    page = open_page(browser, uvicorn_server, "owner", size)
+    page.goto(f"{uvicorn_server}/rooms/{room.pk}/")
+    launcher = page.locator("[data-launcher]")
+    expect(launcher.locator("[role=tab]")).to_have_count(60)
+    # The tabs do not all fit: the bar's end says how many there are and leads to the table.
+    every = page.locator("[data-launcher-all]")
+    expect(every).to_have_text("All 60 apps ↓")
+    assert not overlap(box(every), box(launcher))
+    pager = page.locator("[data-pager]")
+    expect(pager).to_contain_text("1–50 of 60 apps")
+    expect(page.locator("[data-app-rows] tr")).to_have_count(50)
+    assert fits_the_width(page)
+    assert_navigation_in_one_piece(page)
+    shoot(page, f"layout-room-60-apps-{size}.png")
+
+    pager.get_by_role("link", name="Next").click()
+    expect(page.locator("[data-app-rows] tr")).to_have_count(10)
+    # A name in the table opens its tab, scrolled into the bar's view.
+    page.locator("[data-app-rows]").get_by_role("link", name="App 59").click()
+    selected = launcher.locator("[aria-selected=true]")
+    expect(selected).to_have_text("App 59")
+    expect(page).to_have_url(f"{uvicorn_server}/rooms/{room.pk}/apps/{made[59].pk}/")
+    bar, tab = box(launcher), box(selected)
+    assert bar["x"] - 1 <= tab["x"] and tab["x"] + tab["width"] <= bar["x"] + bar["width"] + 1
+    page.context.close()
