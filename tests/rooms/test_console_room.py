@@ -177,3 +177,30 @@ def test_the_room_page_reads_as_many_queries_for_120_apps_as_for_5(
     for app in more[:20]:
         remove_app(owner=owner, room_id=room.pk, instance_id=app.pk)
     assert (queries(owner), queries(member)) == few
+
+
+def test_removed_tabs_come_a_page_at_a_time_newest_first(client, owner, room, agent):
+    made = apps_in_bulk(room, owner, agent, 61)
+    for app in made[1:]:
+        remove_app(owner=owner, room_id=room.pk, instance_id=app.pk)
+    client.force_login(owner)
+    html = client.get(room_url(room)).content.decode()
+    removed = html.split("data-removed-apps", 1)[1].split("</tbody>", 1)[0]
+    assert removed.count('data-tab-action="restore"') == 50
+    assert "1–50 of 60 removed, newest first" in html
+    assert 'href="?page=1&amp;removed=2" rel="next">Older</a>' in html
+    older = client.get(room_url(room), {"removed": "2"}).content.decode()
+    assert older.split("data-removed-apps", 1)[1].count('data-tab-action="restore"') == 10
+    assert str(made[1].pk) in older  # the first removed is the oldest
+    # Restoring comes back to the Room's page it was posted from.
+    assert f'name="next" value="{room_url(room)}?page=1"' in older
+
+
+def test_the_tab_bar_escapes_what_an_app_is_named(client, owner, room, agent):
+    (app,) = apps_in_bulk(room, owner, agent, 1)
+    LauncherApp.objects.filter(pk=app.pk).update(name='"><img src=x onerror=alert(1)>')
+    client.force_login(owner)
+    html = client.get(room_url(room)).content.decode()
+    launcher = html.split("data-launcher>", 1)[1].split("</nav>", 1)[0]
+    assert "<bdi>&quot;&gt;&lt;img src=x onerror=alert(1)&gt;</bdi></a>" in launcher
+    assert "<img" not in html
