@@ -51,7 +51,7 @@ class Project(models.Model):
 class RoomQuerySet(models.QuerySet):
     def visible_to(self, user: "AnyUser") -> "RoomQuerySet":
         """The Rooms `user` owns or belongs to, within its token's project if it has one
-        (rooms.known.KnownRoom.readable_by keeps the same rule for its memory)."""
+        (rooms.live.remembered_rooms.KnownRoom.readable_by keeps the same rule for its memory)."""
         if not user.is_authenticated:
             return self.none()
         rooms = self.filter(Q(owner=user) | Q(members=user)).distinct()

@@ -2,7 +2,7 @@ from django import template
 from django.utils import timezone
 from django.utils.timesince import timesince
 
-from rooms.reveal import inline_text, plain_text
+from rooms.content.reveal import inline_text, plain_text
 
 register = template.Library()
 
@@ -20,7 +20,7 @@ def ago(moment):
 @register.filter
 def bdi(text):
     """`{{ proposal.name|bdi }}`: a name or title isolated in <bdi>, its invisible and refused
-    characters shown as ⟨U+…⟩ markers (rooms/reveal.py)."""
+    characters shown as ⟨U+…⟩ markers (rooms/content/reveal.py)."""
     return inline_text(str(text))
 
 

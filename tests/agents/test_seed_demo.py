@@ -15,7 +15,7 @@ from dulwich.refs import SYMREF
 from agents.management import demo
 from agents.models import AccessToken, AgentProfile, Channel, InboxEntry, Message
 from osfoundry.auth import authenticate_bearer
-from rooms.gitstore import DatabaseRefs
+from rooms.git.store import DatabaseRefs
 from rooms.models import (
     AppRevision,
     LauncherApp,
