@@ -463,7 +463,7 @@ def decline_proposal(
     )
     now = timezone.now()
     changed = Proposal.objects.filter(pk=proposal.pk, status=Proposal.Status.PENDING).update(
-        status=Proposal.Status.DECLINED, decided_by=owner, decided_at=now, decision_note=reason
+        status=Proposal.Status.DECLINED, decided_by=owner, decided_at=now, decline_reason=reason
     )
     if changed != 1:
         raise Conflict("This proposal was decided meanwhile; reload", code="already_decided")

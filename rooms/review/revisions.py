@@ -218,7 +218,7 @@ def request_changes(
         status=Proposal.Status.CHANGES_REQUESTED,
         decided_by=owner,
         decided_at=now,
-        decision_note=summary,
+        changes_summary=summary,
     )
     if changed != 1:
         raise Conflict("This proposal was decided meanwhile; reload", code="already_decided")
@@ -291,7 +291,7 @@ def read_proposal(user: AnyUser, proposal_id) -> dict:
             "status": proposal.status,
             "by": proposal.decided_by.get_username(),
             "at": proposal.decided_at.isoformat() if proposal.decided_at else None,
-            "reason": proposal.decision_note or None,
+            "reason": proposal.decline_reason or proposal.changes_summary or None,
         }
         if proposal.decided_by
         else None

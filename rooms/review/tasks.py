@@ -154,7 +154,7 @@ def next_step(proposal: Proposal, data: dict) -> str:
                 "(list_room_apps)."
             )
         case Proposal.Status.DECLINED:
-            reason = proposal.decision_note or "no reason given"
+            reason = proposal.decline_reason or "no reason given"
             return f"Declined by {who}: {reason}. Nothing is in the Room."
         case Proposal.Status.CHANGES_REQUESTED:
             answer = (
@@ -165,7 +165,7 @@ def next_step(proposal: Proposal, data: dict) -> str:
             )
             return (
                 f"{who} requested changes ({len(data['comments'])} line comments in comments): "
-                f"{proposal.decision_note or 'see the comments'}. {answer}; the revision is a "
+                f"{proposal.changes_summary or 'see the comments'}. {answer}; the revision is a "
                 "task of its own."
             )
     latest = data["latest_proposal_id"]

@@ -97,7 +97,7 @@ def test_decline_records_the_reason_for_the_agent(client, owner, room, agent, fi
     )
     proposal.refresh_from_db()
     assert proposal.status == Proposal.Status.DECLINED
-    assert proposal.decision_note == "Use the <b>design</b> tokens"
+    assert proposal.decline_reason == "Use the <b>design</b> tokens"
     html = response.content.decode()
     assert "Declined by <strong><bdi>owner</bdi></strong> on" in html
     assert "Reason: Use the &lt;b&gt;design&lt;/b&gt; tokens" in html
@@ -219,3 +219,4 @@ def test_proposing_agent_reads_the_decline_reason_through_the_api(
     assert response.status_code == 200
     assert response.json()["status"] == "declined"
     assert response.json()["decline_reason"] == "Too big"
+    assert response.json()["changes_summary"] is None

@@ -88,8 +88,10 @@ def test_request_changes_from_the_card(client, owner, agent, app, files):
     assert "Changes requested on “Standup timer” (1 comment)" in html
     assert "Waiting for the agent’s revision" in html
     assert "Use a hook" in html and "lines 3–4" in html
+    assert "Summary: Almost" in html and "Reason:" not in html
     proposal.refresh_from_db()
     assert proposal.status == "changes_requested"
+    assert (proposal.changes_summary, proposal.decline_reason) == ("Almost", "")
     assert ReviewComment.objects.get().body == "Use a hook"
 
 

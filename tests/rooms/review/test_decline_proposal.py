@@ -17,7 +17,7 @@ def test_decline_records_who_when_and_why(owner, proposal):
     declined = decline_proposal(owner=owner, proposal_id=proposal.pk, reason=" Too noisy ")
     assert declined.status == Proposal.Status.DECLINED
     assert declined.decided_by == owner and declined.decided_at is not None
-    assert declined.decision_note == "Too noisy"
+    assert declined.decline_reason == "Too noisy"
     assert not LauncherApp.objects.exists()
 
 
@@ -25,7 +25,7 @@ def test_the_proposer_reads_the_decline_reason(owner, agent, proposal):
     decline_proposal(owner=owner, proposal_id=proposal.pk, reason="Use the repo route")
     seen = get_proposal_for_user(agent, proposal.pk)
     assert seen.status == Proposal.Status.DECLINED
-    assert seen.decision_note == "Use the repo route"
+    assert seen.decline_reason == "Use the repo route"
 
 
 def test_a_second_decline_is_a_conflict(owner, proposal):

@@ -128,6 +128,8 @@ def test_requested_changes_complete_the_task_with_the_summary_and_every_line_com
     data = notice.result["structuredContent"]
     assert data["status"] == "changes_requested"
     assert data["decision"]["reason"] == "Two things"
+    assert data["changes_summary"] == "Two things" and data["decline_reason"] is None
+    assert ": Two things. Answer with revise_room_proposal" in notice.status_message
     assert [(c["path"], c["line_start"], c["line_end"], c["body"]) for c in data["comments"]] == [
         (c["path"], c["line_start"], c["line_end"], c["body"]) for c in comments
     ]

@@ -61,7 +61,7 @@ def test_the_owner_requests_changes_on_a_repository_proposal_line_by_line(
             comments=[COMMENT],
         )
     assert sent_back.status == Proposal.Status.CHANGES_REQUESTED
-    assert (sent_back.decided_by, sent_back.decision_note) == (owner, "Almost")
+    assert (sent_back.decided_by, sent_back.changes_summary) == (owner, "Almost")
     (comment,) = ReviewComment.objects.filter(proposal=proposal)
     assert (comment.path, comment.line_start, comment.line_end) == ("src/App.tsx", 2, 3)
     event = RoomEvent.objects.filter(room=room).latest("sequence")

@@ -132,6 +132,8 @@ def test_the_proposer_reads_each_comment_whole(owner, agent, proposal):
         "at": proposal.decided_at.isoformat(),
         "reason": "One thing",
     }
+    # The summary is read under its own name; a change request is no decline.
+    assert data["changes_summary"] == "One thing" and data["decline_reason"] is None
     assert data["revisions"] == [
         {"proposal_id": str(proposal.pk), "revision": 1, "status": "changes_requested"}
     ]

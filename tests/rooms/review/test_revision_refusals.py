@@ -143,7 +143,7 @@ def test_a_comment_on_a_repository_file_the_room_does_not_run_is_refused(owner, 
     assert (caught.value.code, caught.value.field) == ("invalid", "comments")
     assert caught.value.message == "comments[0].path: 'README.md' is not a file of this proposal"
     repo_proposal.refresh_from_db()
-    assert repo_proposal.is_pending and repo_proposal.decision_note == ""
+    assert repo_proposal.is_pending and repo_proposal.changes_summary == ""
     assert not ReviewComment.objects.exists()
 
 
@@ -151,7 +151,7 @@ def test_a_summary_of_exactly_one_thousand_characters_is_taken(room, owner, agen
     proposal = propose(room, agent, files)
     request_changes(owner=owner, proposal_id=proposal.pk, summary=" " + "s" * 1000 + " ")
     proposal.refresh_from_db()
-    assert proposal.status == "changes_requested" and proposal.decision_note == "s" * 1000
+    assert proposal.status == "changes_requested" and proposal.changes_summary == "s" * 1000
 
 
 def test_a_longer_summary_is_refused_naming_its_field(room, owner, agent, files):

@@ -116,7 +116,7 @@ def test_request_changes_records_comments_and_an_event(app, owner, agent, files)
     request_changes(owner=owner, proposal_id=proposal.pk, summary="Two nits", comments=comments)
     proposal.refresh_from_db()
     assert proposal.status == "changes_requested" and proposal.decided_by == owner
-    assert proposal.decision_note == "Two nits"
+    assert proposal.changes_summary == "Two nits" and proposal.decline_reason == ""
     assert ReviewComment.objects.filter(proposal=proposal).count() == 2
     event = room_events_after(owner, app.room_id)["events"][-1]
     assert event["type"] == "proposal.changes_requested"
