@@ -15,7 +15,7 @@ from django.utils import timezone
 from osfoundry.auth import SCOPES, Principal, User
 from osfoundry.errors import Invalid, refuse
 from rooms.models import Project
-from rooms.snippets import name_problems
+from rooms.runtime.snippet_rules import name_problems
 
 from .models import AccessToken
 

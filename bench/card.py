@@ -8,7 +8,8 @@ creates is rolled back. Goal: <= 50 ms median for 21 files once cached.
 
 Then an update card through the same view: the 21-file app approved, an update with 3 of its
 files changed, its diff computed once per pair of content hashes (cold: nothing cached).
-Goal: <= 50 ms cached. `--diff-only` times rooms/diffs.py + templates/rooms/_diff.html alone.
+Goal: <= 50 ms cached. `--diff-only` times rooms/content/diffs.py + templates/rooms/_diff.html
+alone.
 
 `--hostile` renders, once each and cold, the revision cards of issue 31: a file of repeated
 lines revised with one line changed (difflib's matching was quadratic there), the first and last
@@ -44,10 +45,10 @@ from django.template.loader import render_to_string  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
-from rooms import diffs  # noqa: E402
+from rooms.content import diffs  # noqa: E402
 from rooms.demo import standup_timer_files  # noqa: E402
 from rooms.models import Project, Room  # noqa: E402
-from rooms.revisions import propose_update, revise_proposal  # noqa: E402
+from rooms.review.revisions import propose_update, revise_proposal  # noqa: E402
 from rooms.services import approve_proposal, propose_snippet  # noqa: E402
 
 COMPONENT = """import {{ useEffect, useState }} from "react";

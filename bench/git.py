@@ -9,7 +9,7 @@ small bridge, bench_git_backend below) on a bare repository on disk. Each run pu
 new repository and clones it back, with Debian's `git`; the table shows the median and the
 spread. Goal: ours within 2× the anchor. A push pins the version and is answered; the Room's
 runnability check on its src/ (every code file compiled, as the frame would) runs after the
-answer (rooms/versionchecks.py). The "verdict" column is the time from the push's start until
+answer (rooms/git/version_checks.py). The "verdict" column is the time from the push's start until
 that check has stored its verdict; each clone starts after it, so it competes with no check.
 `--git-only` puts the files in lib/: nothing for the check to compile.
 """
@@ -103,8 +103,8 @@ def run(base: str, work: Path, scratch: Path, home: Path, runs: int, url_for, ve
 
 def wait_for_verdict(name: str) -> None:
     """Until the check after the push has stored the verdict of repository `name`'s version."""
-    from rooms import verdicts
     from rooms.models import RepositoryVersion
+    from rooms.runtime import verdicts
 
     deadline = time.monotonic() + 60
     versions = RepositoryVersion.objects.filter(repository__name=name).only(

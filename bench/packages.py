@@ -225,10 +225,10 @@ def run(args) -> None:
     from django.test import Client
     from django.urls import reverse
 
-    from rooms.jsengine import engine
     from rooms.models import NpmPackage, PackageBundle, Project, Proposal, Room
     from rooms.registry import client as client_module
     from rooms.registry import lock as lock_module
+    from rooms.runtime.jsengine import engine
     from rooms.services import approve_proposal, propose_snippet
 
     call_command("migrate", verbosity=0)

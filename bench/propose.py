@@ -4,7 +4,7 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench .venv/bin/python bench/propose.py
 
 Starts uvicorn on a free 127.0.0.1 port with a fresh database, seeds the demo, then prints:
-- what the runnable check (rooms/runnable.py: the Room's Sucrase in embedded V8) adds to a
+- what the runnable check (rooms/runtime/runnable.py: the Room's Sucrase in embedded V8) adds to a
   proposal, measured in this process: the engine's cold start, its memory, and p50/p95 for the
   2-file and the 21-file app (goal: p50 at most 20 ms for 21 files);
 - proposals/s through the REST API for the 2-file standup timer and a 21-file app;
@@ -85,8 +85,8 @@ def rss_mb() -> float:
 
 
 def check_cost(total: int) -> None:
-    """What rooms.runnable.check_app costs in this process: start, memory, per-app time."""
-    from rooms import jsengine, runnable
+    """What rooms.runtime.runnable.check_app costs in this process: start, memory, per-app time."""
+    from rooms.runtime import jsengine, runnable
 
     before = rss_mb()
     started = time.perf_counter()

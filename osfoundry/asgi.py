@@ -32,9 +32,9 @@ from osfoundry.http import (  # noqa: E402
 )
 from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH, MCP_PATH, MCPApp  # noqa: E402
 from osfoundry.mcp.tooling import collect_task_store, collect_tools  # noqa: E402
-from rooms import gitserver  # noqa: E402
-from rooms.jsengine import warm_in_background  # noqa: E402
-from rooms.routing import websocket_urlpatterns  # noqa: E402
+from rooms.git import server as git_server  # noqa: E402
+from rooms.live.routing import websocket_urlpatterns  # noqa: E402
+from rooms.runtime.jsengine import warm_in_background  # noqa: E402
 
 # One tool registry and one task store behind both doors of the MCP endpoint
 # (osfoundry/mcp/protocol.py).
@@ -46,9 +46,9 @@ mcp_apps = {
 }
 
 
-# Git over smart HTTP (rooms/gitserver.py): dulwich is WSGI and blocking, so it runs in a2wsgi's
+# Git over smart HTTP (rooms/git/server.py): dulwich is WSGI and blocking, so it runs in a2wsgi's
 # threads (asgiref's WsgiToAsgi lacks the write() callable dulwich uses).
-git_app = WSGIMiddleware(gitserver.application, workers=settings.GIT_THREADS)
+git_app = WSGIMiddleware(git_server.application, workers=settings.GIT_THREADS)
 
 
 def http(scope, receive, send):
@@ -66,7 +66,7 @@ def http(scope, receive, send):
         return longpoll.handle(scope, receive, send)
     if health.matches(scope):
         return health.handle(scope, receive, send)
-    if gitserver.matches(scope):
+    if git_server.matches(scope):
         return git_app(scope, receive, send)
     return django_asgi(scope, receive, send)
 
@@ -81,8 +81,8 @@ async def lifespan(scope, receive, send):
             if problems := start_up_problems():
                 await send({"type": "lifespan.startup.failed", "message": problems})
                 return
-            # The engine that checks proposed apps (rooms/jsengine.py) takes ~150 ms to start:
-            # pay that now, in a thread of its own, not in the first proposal.
+            # The engine that checks proposed apps (rooms/runtime/jsengine.py) takes ~150 ms to
+            # start: pay that now, in a thread of its own, not in the first proposal.
             warm_in_background()
             # With Redis, hear other workers' wake-ups from the start: until then this process
             # trusts no remembered token check (osfoundry.trust).

@@ -55,7 +55,7 @@ X_FRAME_OPTIONS = "DENY"
 # Every page: our own files only, no inline script, no plugin, no <base>, forms to us alone.
 # The owner approves code here, so a script from anywhere else could approve for them. Pages
 # that need more say so themselves: the app frame sends its own, stricter policy
-# (rooms/runtime_views.py); the OAuth consent page adds its client's callback to form-action
+# (rooms/runtime/views.py); the OAuth consent page adds its client's callback to form-action
 # (osfoundry/oauth.py).
 SECURE_CSP: dict[str, list[str]] = {
     "default-src": [CSP.SELF],
@@ -284,5 +284,5 @@ DATABASE_THREAD_CONN_MAX_AGE = env_int(
     env_renamed("DATABASE_THREAD_CONN_MAX_AGE", "MCP_CONN_MAX_AGE"), 300
 )
 
-# Threads per process serving git (rooms/gitserver.py): one, with a connection, per push/clone.
+# Threads per process serving git (rooms/git/server.py): one, with a connection, per push/clone.
 GIT_THREADS = env_int("GIT_THREADS", 10, minimum=1)

@@ -5,8 +5,7 @@ from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from . import verdicts
-from .highlight import file_views
+from .content.highlight import file_views
 from .models import (
     AppRevision,
     LauncherApp,
@@ -19,6 +18,7 @@ from .models import (
     Room,
     RoomEvent,
 )
+from .runtime import verdicts
 
 HIGHLIGHT_MEDIA = {"all": ["rooms/highlight.css", "rooms/admin.css"]}
 
@@ -176,7 +176,8 @@ class ProposalAdmin(ReadOnlyAdmin):
         "created_at",
         "decided_by",
         "decided_at",
-        "decision_note",
+        "decline_reason",
+        "changes_summary",
         "content_hash",
         "file_count",
         "total_bytes",

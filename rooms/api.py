@@ -6,8 +6,10 @@ from osfoundry.api_auth import bearer, principal_with
 from osfoundry.auth import READ, WRITE
 from osfoundry.schemas import MAX_PAGE, PageLimit, Sequence
 
-from . import access, events, repositories, revisions, services
+from . import access, events, services
 from .access import get_app_for_user, get_room_for_user
+from .git import repositories
+from .review import revisions
 from .schemas import RepoProposalIn, SnippetProposalIn, UpdateProposalIn
 
 router = Router(tags=["rooms"], auth=bearer)

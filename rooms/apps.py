@@ -6,4 +6,4 @@ class RoomsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from . import following, known, revocation  # noqa: F401  (connect their receivers)
+        from .live import membership_feed, remembered_rooms, revocation  # noqa: F401  (connect their receivers)

@@ -57,8 +57,9 @@ def room_key(room_id) -> str:
 
 
 def proposal_key(proposal_id) -> str:
-    """The wake-up key of one proposal's status: its tasks' listeners park on it (rooms/tasks.py).
-    A proposal event announces it, and so does a revision for the one it took the place of."""
+    """The wake-up key of one proposal's status: its tasks' listeners park on it
+    (rooms/review/tasks.py). A proposal event announces it, and so does a revision for the one it
+    took the place of."""
     return f"proposal:{proposal_id}"
 
 

@@ -51,7 +51,7 @@ class Project(models.Model):
 class RoomQuerySet(models.QuerySet):
     def visible_to(self, user: "AnyUser") -> "RoomQuerySet":
         """The Rooms `user` owns or belongs to, within its token's project if it has one
-        (rooms.known.KnownRoom.readable_by keeps the same rule for its memory)."""
+        (rooms.live.remembered_rooms.KnownRoom.readable_by keeps the same rule for its memory)."""
         if not user.is_authenticated:
             return self.none()
         rooms = self.filter(Q(owner=user) | Q(members=user)).distinct()
@@ -187,9 +187,10 @@ class Proposal(StoredVerdict):
         related_name="decided_proposals",
     )
     decided_at = models.DateTimeField(null=True, blank=True)
-    # The owner's words with the decision: a decline's reason, or the summary of a request for
-    # changes (its line comments are ReviewComments).
-    decision_note = models.CharField(max_length=1000, blank=True)
+    # The owner's words with the decision: why they declined, or the summary of their request for
+    # changes (whose line comments are ReviewComments).
+    decline_reason = models.CharField(max_length=1000, blank=True)
+    changes_summary = models.CharField(max_length=1000, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = ProposalQuerySet.as_manager()
@@ -241,7 +242,8 @@ class Proposal(StoredVerdict):
             "created_at": self.created_at.isoformat(),
             "decided_by": self.decided_by.get_username() if self.decided_by else None,
             "decided_at": self.decided_at.isoformat() if self.decided_at else None,
-            "decline_reason": self.decision_note or None,
+            "decline_reason": self.decline_reason or None,
+            "changes_summary": self.changes_summary or None,
             "instance_id": str(self.app_id) if self.app_id else None,
             "base_revision": self.base_revision,
             "revision": self.iteration,

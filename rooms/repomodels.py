@@ -1,7 +1,7 @@
 """Repositories of a project: their git objects and refs, and the versions pinned from them.
 
 Everything a repository holds lives in the database, so every worker and host serves the same
-repositories (rooms/gitstore.py reads and writes them for dulwich). Objects are never deleted:
+repositories (rooms/git/store.py reads and writes them for dulwich). Objects are never deleted:
 a pinned version stays fetchable after a force-push moves its branch.
 """
 
@@ -54,7 +54,8 @@ class Repository(models.Model):
 
 class RepositoryVersion(StoredVerdict):
     """A pinned commit: immutable once imported. Whether it runs in the Room is its stored
-    verdict (StoredVerdict, on its src/) and `rule_problems` (rooms/verdicts.py writes both)."""
+    verdict (StoredVerdict, on its src/) and `rule_problems` (rooms/runtime/verdicts.py writes
+    both)."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="versions")

@@ -1,7 +1,7 @@
 """The rules of Rooms, proposals and the review gate: every interface calls these functions.
 
 Who may see what is in rooms/access.py; the snippet rules themselves (paths, sizes) are in
-rooms/snippets.py, and whether an app runs in rooms/verdicts.py.
+rooms/runtime/snippet_rules.py, and whether an app runs in rooms/runtime/verdicts.py.
 """
 
 from dataclasses import dataclass, replace
@@ -14,14 +14,17 @@ from osfoundry.errors import Conflict, Forbidden, Invalid, NotFound, refuse
 from osfoundry.idempotency import IdempotentRequest, canonical_hash, key_problems
 from osfoundry.text import text_problems
 
-from . import access, events, libraries, repositories, rules, tabs, verdicts
+from . import access, events
 from .access import get_room_for_user, parse_uuid
-from .libraries import Package
+from .git import repositories
+from .launcher import tabs
 from .models import LauncherApp, Proposal, ProposalKey, Room
 from .registry import lock as registry
 from .registry.dependencies import read_dependencies
-from .rules import text_bytes
-from .snippets import name_problems, snippet_problems
+from .runtime import libraries, rules, verdicts
+from .runtime.libraries import Package
+from .runtime.rules import text_bytes
+from .runtime.snippet_rules import name_problems, snippet_problems
 
 # A card with more files than this still works, but warns that the app belongs in a repository.
 CARD_FILES_WARNING = 20
@@ -460,7 +463,7 @@ def decline_proposal(
     )
     now = timezone.now()
     changed = Proposal.objects.filter(pk=proposal.pk, status=Proposal.Status.PENDING).update(
-        status=Proposal.Status.DECLINED, decided_by=owner, decided_at=now, decision_note=reason
+        status=Proposal.Status.DECLINED, decided_by=owner, decided_at=now, decline_reason=reason
     )
     if changed != 1:
         raise Conflict("This proposal was decided meanwhile; reload", code="already_decided")

@@ -1,5 +1,5 @@
 """A proposal as an MCP task (the Tasks extension): the row that lets a connection that proposed
-read the owner's decision by task id, in any worker, after any restart (rooms/tasks.py)."""
+read the owner's decision by task id, in any worker, after any restart (rooms/review/tasks.py)."""
 
 import secrets
 

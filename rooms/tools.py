@@ -16,8 +16,12 @@ from osfoundry.auth import READ, WRITE
 from osfoundry.dbthreads import run_sync
 from osfoundry.mcp.tooling import CallContext, TaskState, TaskStore, Tool
 
-from . import access, events, known, libraries, repositories, revisions, services, tasks
-from .rules import ENTRY
+from . import access, events, services
+from .git import repositories
+from .live import remembered_rooms
+from .review import revisions, tasks
+from .runtime import libraries
+from .runtime.rules import ENTRY
 from .schemas import (
     AppArgs,
     NoArgs,
@@ -37,7 +41,7 @@ PROPOSES = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": Fal
 # (every byte of tools/list is context), the result of a client without tasks in full.
 WAITING = " A Tasks client's task ends at the decision."
 # What to do after proposing, in this interface's terms, for a client that did not declare the
-# Tasks extension (one that did gets a task the decision completes: rooms/tasks.py).
+# Tasks extension (one that did gets a task the decision completes: rooms/review/tasks.py).
 WAIT_FOR_APPROVAL = (
     "The proposal is pending: nothing is in the Room until its owner approves it. Cheapest way "
     "to wait: end your turn and ask the owner to review it at review_url (or under "
@@ -55,13 +59,13 @@ def list_rooms(ctx: CallContext, args: NoArgs) -> dict:
 
 
 def read_room(ctx: CallContext, args: RoomArgs) -> dict:
-    generation = known.memory.generation
+    generation = remembered_rooms.memory.generation
     room = access.get_room_for_user(ctx.principal.user, args.room_id, agent=True)
-    return known.read_and_remember(room, generation)
+    return remembered_rooms.read_and_remember(room, generation)
 
 
 def read_room_from_memory(ctx: CallContext, args: RoomArgs) -> dict | None:
-    return known.known_room(ctx.principal.user, args.room_id)
+    return remembered_rooms.known_room(ctx.principal.user, args.room_id)
 
 
 def list_room_apps(ctx: CallContext, args: RoomAppsArgs) -> dict:
@@ -104,7 +108,7 @@ def answers_result(propose: Proposes) -> Callable[[CallContext, Any], dict]:
 
 def answers_task(propose: Proposes) -> Callable[[CallContext, Any], TaskState]:
     """The tool's handler for a client that declared the Tasks extension: the proposal's task,
-    stored with it; the owner's decision completes it (rooms/tasks.py)."""
+    stored with it; the owner's decision completes it (rooms/review/tasks.py)."""
 
     def handler(ctx: CallContext, args) -> TaskState:
         result = propose(ctx, args)

@@ -1,13 +1,15 @@
 from django.urls import path
 
-from . import app_views, runtime_views, views
+from .launcher import views as launcher_views
+from .review import views as review_views
+from .runtime import views as runtime_views
 
 app_name = "rooms"
 
 urlpatterns = [
-    path("", views.inbox, name="inbox"),
-    path("rooms/", views.rooms_index, name="rooms"),
-    path("rooms/<uuid:room_id>/", views.room_detail, name="room"),
+    path("", review_views.inbox, name="inbox"),
+    path("rooms/", launcher_views.rooms_index, name="rooms"),
+    path("rooms/<uuid:room_id>/", launcher_views.room_detail, name="room"),
     path("rooms/frame/", runtime_views.app_frame, name="app_frame"),
     path(
         "rooms/<uuid:room_id>/apps/<uuid:instance_id>/files.json",
@@ -29,54 +31,54 @@ urlpatterns = [
         runtime_views.proposal_preview_packages,
         name="proposal_preview_packages",
     ),
-    path("rooms/<uuid:room_id>/apps/<uuid:instance_id>/", views.room_detail, name="app"),
+    path("rooms/<uuid:room_id>/apps/<uuid:instance_id>/", launcher_views.room_detail, name="app"),
     path(
         "rooms/<uuid:room_id>/apps/<uuid:instance_id>/revisions/",
-        app_views.revisions,
+        launcher_views.revisions,
         name="revisions",
     ),
     path(
         "rooms/<uuid:room_id>/apps/<uuid:instance_id>/revisions/<int:number>/",
-        app_views.revision,
+        launcher_views.revision,
         name="revision",
     ),
     path(
         "rooms/<uuid:room_id>/apps/<uuid:instance_id>/revisions/<int:number>/file/",
-        app_views.revision_file,
+        launcher_views.revision_file,
         name="revision_file",
     ),
     path(
         "rooms/<uuid:room_id>/apps/<uuid:instance_id>/rollback/",
-        app_views.rollback,
+        launcher_views.rollback,
         name="rollback",
     ),
     path(
         "rooms/<uuid:room_id>/apps/<uuid:instance_id>/<str:action>/",
-        app_views.tab_action,
+        launcher_views.tab_action,
         name="tab_action",
     ),
     path(
         "proposals/<uuid:proposal_id>/request-changes/",
-        views.request_changes,
+        review_views.request_changes,
         name="request_changes",
     ),
-    path("proposals/<uuid:proposal_id>/", views.proposal_card, name="proposal"),
-    path("proposals/<uuid:proposal_id>/file/", views.proposal_file, name="proposal_file"),
+    path("proposals/<uuid:proposal_id>/", review_views.proposal_card, name="proposal"),
+    path("proposals/<uuid:proposal_id>/file/", review_views.proposal_file, name="proposal_file"),
     path(
         "proposals/<uuid:proposal_id>/approve/",
-        views.decide,
+        review_views.decide,
         {"decision": "approve"},
         name="approve",
     ),
     path(
         "proposals/<uuid:proposal_id>/decline/",
-        views.decide,
+        review_views.decide,
         {"decision": "decline"},
         name="decline",
     ),
     path(
         "repositories/<uuid:repository_id>/versions/<uuid:version_id>/",
-        views.repository_version,
+        review_views.repository_version,
         name="version",
     ),
 ]

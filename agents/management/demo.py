@@ -15,7 +15,7 @@ from rooms.demo import (
     standup_timer_update_files,
 )
 from rooms.models import Project, Proposal, Room
-from rooms.revisions import propose_update, request_changes
+from rooms.review.revisions import propose_update, request_changes
 from rooms.services import approve_proposal, propose_snippet
 
 PLANNER, BUILDER, PERSON = "falcon-planner", "falcon-builder", "owner"

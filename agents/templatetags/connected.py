@@ -2,7 +2,7 @@ from django import template
 from django.utils.html import format_html
 
 from agents.connected import proposers
-from rooms.reveal import inline_text
+from rooms.content.reveal import inline_text
 
 register = template.Library()
 

@@ -9,7 +9,7 @@ whose answer is a stream (tasks.py).
 This module speaks the protocol and the auth challenge only; the JSON-RPC envelope is in
 jsonrpc.py, what revision 2026-07-28 requires of a request in modern.py, the Tasks extension
 in tasks.py. It knows no tool: it publishes and dispatches the `TOOLS` lists of the apps
-(rooms/tools.py, agents/tools.py), and the TaskStore one of them keeps (rooms/tasks.py).
+(rooms/tools.py, agents/tools.py), and the TaskStore one of them keeps (rooms/review/tasks.py).
 """
 
 import logging

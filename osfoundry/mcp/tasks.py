@@ -2,7 +2,7 @@
 tasks/get, tasks/cancel and subscriptions/listen for it; and the 2025-11-25 experimental shape
 of the same (params.task on tools/call, tasks/get, tasks/result, tasks/list, tasks/cancel).
 
-A task is the app's row (its TaskStore, rooms/tasks.py): this module frames what the store
+A task is the app's row (its TaskStore, rooms/review/tasks.py): this module frames what the store
 says in each revision's words and parks listeners the way long-polls park (osfoundry.wakeups):
 a listener is a coroutine, a Waiter and a DisconnectWatcher, woken only by its own tasks'
 keys, in any worker (Redis when set).

@@ -23,7 +23,7 @@ from django.conf import settings
 
 from osfoundry.errors import Problem
 
-from .. import libraries
+from ..runtime import libraries
 from .resolve import NAME, PROVIDED, is_types, satisfies, spec_problem
 
 MANIFEST = "package.json"

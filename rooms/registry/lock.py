@@ -26,8 +26,8 @@ from django.conf import settings
 
 from osfoundry.errors import Invalid, TryLater
 
-from .. import libraries
 from ..packagemodels import NpmPackage, PackageBundle
+from ..runtime import libraries
 from . import licenses, modules, tarballs
 from .client import Deadline, Registry, RegistryError
 from .dependencies import FIELD

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from django.core.cache import cache
 
-from .. import jsengine, libraries
+from ..runtime import jsengine, libraries
 from .resolve import PROVIDED, Node, Tree
 
 RUNTIME = "runtime:"  # a module of the frame's own React: "runtime:react/jsx-runtime"

@@ -6,7 +6,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.timesince import timesince
 
-from rooms.reveal import inline_text, plain_text
+from rooms.content.reveal import inline_text, plain_text
 
 register = template.Library()
 
@@ -24,7 +24,7 @@ def ago(moment):
 @register.filter
 def bdi(text):
     """`{{ proposal.name|bdi }}`: a name or title isolated in <bdi>, its invisible and refused
-    characters shown as ⟨U+…⟩ markers (rooms/reveal.py)."""
+    characters shown as ⟨U+…⟩ markers (rooms/content/reveal.py)."""
     return inline_text(str(text))
 
 
@@ -36,8 +36,9 @@ def plain(text):
 
 @register.simple_tag
 def launcher_tabs(tabs, room_url: str) -> SafeString:
-    """The Room's tab bar: a link per app (rooms.views.room_detail's `tabs` rows), written here
-    rather than in a template loop, so a Room of a thousand apps draws it in a few ms."""
+    """The Room's tab bar: a link per app (rooms.launcher.views.room_detail's `tabs` rows),
+    written here rather than in a template loop, so a Room of a thousand apps draws it in a
+    few ms."""
     base = escape(room_url)
     links = []
     for tab in tabs:

@@ -1,7 +1,7 @@
 // The diff of an update (templates/rooms/_diff.html): unified or split, the choice remembered
 // on this device for every diff. The server sends the unified rows only; the split view is built
 // from them the first time it is asked for (each removed line beside the added line after it,
-// as rooms.diffs.split_rows does), by moving copies of our own cells, never parsing HTML.
+// as rooms.content.diffs.split_rows does), by moving copies of our own cells, never parsing HTML.
 (function () {
   "use strict";
 

@@ -6,7 +6,7 @@
   if (window.osfFeed) return; // included by base.html and, in older pages, by the page too
 
   const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-  // One socket per tab follows every Room the person sees (rooms/consumers.py
+  // One socket per tab follows every Room the person sees (rooms/live/consumers.py
   // PersonEventsConsumer); pages subscribe to a Room, or to all of them.
   const lastByRoom = new Map(); // room id -> last sequence handed to subscribers
   const roomHandlers = new Map(); // room id -> Set of handlers
@@ -110,7 +110,7 @@
     return typeof value === "string" && UUID.test(value);
   }
 
-  // Characters a name may not show as themselves (rooms/reveal.py does the same on the server):
+  // Characters a name may not show as themselves (rooms/content/reveal.py does the same on the server):
   // controls, bidirectional and other invisible format characters, fillers, variation
   // selectors, lone surrogates, noncharacters. They are written as visible ⟨U+…⟩ markers.
   const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Noncharacter_Code_Point}\u034F\u115F\u1160\u3164\uFFA0\u17B4\u17B5\u180B-\u180D\u180F\u2028\u2029\u2800\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/gu;

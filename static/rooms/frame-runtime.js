@@ -200,7 +200,7 @@
 
   // require('...') calls of compiled code (the frame's Sucrase writes every import as one).
   // This may find more than the code runs (a call in a comment): that only loads a library the
-  // app does not use. The server lists them exactly (rooms/js/runnable.js).
+  // app does not use. The server lists them exactly (rooms/runtime/js/runnable.js).
   var REQUIRE_CALL = /(^|[^.\w$])require\s*\(\s*('(?:[^'\\\n\r]|\\[\s\S])*'|"(?:[^"\\\n\r]|\\[\s\S])*"|`[^`\\$]*`)\s*\)/g;
 
   function requiredSpecs(code) {

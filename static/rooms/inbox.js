@@ -16,7 +16,7 @@
     changes_requested: "Changes requested",
   };
   const decidedRows = document.querySelector("[data-decided-rows]");
-  const DECIDED_SHOWN = 20; // as many as the page shows (rooms/approvals.py RECENTLY_DECIDED)
+  const DECIDED_SHOWN = 20; // as many as the page shows (rooms/review/inbox.py RECENTLY_DECIDED)
   const decidedEmpty = document.querySelector("[data-decided-empty]");
 
   function formatSize(bytes) {

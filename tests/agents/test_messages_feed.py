@@ -9,7 +9,7 @@ from agents.feed import audience, person_group, publish_message
 from agents.models import Message
 from agents.sending import send_agent_message, send_channel_message
 from osfoundry.asgi import application
-from tests.rooms.test_event_feed import session_headers
+from tests.rooms.live.test_event_feed import session_headers
 
 from .test_wait_for_messages import in_thread
 

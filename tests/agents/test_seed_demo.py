@@ -15,7 +15,7 @@ from dulwich.refs import SYMREF
 from agents.management import demo
 from agents.models import AccessToken, AgentProfile, Channel, InboxEntry, Message
 from osfoundry.auth import authenticate_bearer
-from rooms.gitstore import DatabaseRefs
+from rooms.git.store import DatabaseRefs
 from rooms.models import (
     AppRevision,
     LauncherApp,
@@ -172,7 +172,7 @@ def test_the_three_proposals_wait_in_their_states():
     assert (shuffle.name, shuffle.is_pending, shuffle.app) == ("Speaker shuffle", True, None)
     parking = Proposal.objects.get(pk=data["changes_requested_proposal_id"])
     assert (parking.name, parking.status) == ("Parking lot", Proposal.Status.CHANGES_REQUESTED)
-    assert parking.decision_note == demo.PARKING_SUMMARY
+    assert parking.changes_summary == demo.PARKING_SUMMARY
     comment = parking.comments.get()
     line = parking.files["src/App.tsx"].split("\n")[comment.line_start - 1]
     assert (comment.path, comment.body, comment.author.username) == (

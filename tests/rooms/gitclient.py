@@ -47,7 +47,7 @@ def write_files(root: Path, files: dict[str, str]) -> None:
 def wait_for_verdict(version, timeout: float = 30) -> bool:
     """The verdict the check after a push stores on `version` (read from the database only:
     never checked here)."""
-    from rooms import verdicts
+    from rooms.runtime import verdicts
 
     deadline = time.monotonic() + timeout
     while True:

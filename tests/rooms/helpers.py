@@ -2,8 +2,8 @@
 
 from osfoundry.idempotency import canonical_hash
 from rooms.models import Proposal
-from rooms.revisions import propose_update
-from rooms.rules import text_bytes
+from rooms.review.revisions import propose_update
+from rooms.runtime.rules import text_bytes
 from rooms.services import propose_snippet
 
 # The smallest app the Room runs: its entry with a default export (tests/rooms/test_runnable_*).

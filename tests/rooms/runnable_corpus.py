@@ -1,6 +1,6 @@
 """One corpus of apps, good and bad, for the server's runnable check and the browser's frame.
 
-tests/rooms/test_runnable_parity.py feeds every case to both and they must agree: the server
+tests/rooms/runtime/test_runnable_parity.py feeds every case to both and they must agree: the server
 refuses exactly what the frame cannot run. `error` is None for an app that runs, else a part
 of the server's message for it (file:line:col included where the case pins it down).
 """
@@ -172,7 +172,7 @@ RUNS = [
     ),
 ]
 
-# Apps that use the curated libraries (rooms/libraries.py), written as agents write them.
+# Apps that use the curated libraries (rooms/runtime/libraries.py), written as agents write them.
 LIBRARY_RUNS = [
     Case(
         "recharts, lucide-react and clsx in one app",

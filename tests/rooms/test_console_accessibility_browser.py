@@ -26,7 +26,7 @@ from agents.sending import send_channel_message
 from agents.services import create_channel
 from osfoundry.auth import authenticate_bearer
 from rooms.models import Repository, RepositoryVersion
-from rooms.revisions import propose_update, request_changes
+from rooms.review.revisions import propose_update, request_changes
 from rooms.services import approve_proposal, decline_proposal, propose_repo_version
 from tests.rooms.console_pages import open_page
 from tests.rooms.helpers import changed

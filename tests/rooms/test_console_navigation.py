@@ -7,10 +7,10 @@ import re
 import pytest
 from django.urls import reverse
 
+from rooms.launcher.tabs import rename_app
 from rooms.models import Repository, RepositoryVersion
-from rooms.revisions import propose_update
+from rooms.review.revisions import propose_update
 from rooms.services import approve_proposal, propose_repo_version
-from rooms.tabs import rename_app
 from tests.rooms.helpers import changed, propose
 
 # The navigation's links, in order, and the name each page carries in it.

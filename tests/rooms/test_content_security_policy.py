@@ -17,9 +17,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
-from rooms import libraries
 from rooms.models import Room
-from rooms.runtime_views import FRAME_SCRIPTS, frame_policy
+from rooms.runtime import libraries
+from rooms.runtime.views import FRAME_SCRIPTS, frame_policy
 from tests.rooms.runtime_support import (
     FRAME,
     approved_app,

@@ -1,10 +1,10 @@
 """Who may read a Room is one rule, Room.objects.visible_to; the process memory that answers
-read_room without the database (rooms/known.py) keeps the same rule for agents, and the two must
-agree for every kind of caller."""
+read_room without the database (rooms/live/remembered_rooms.py) keeps the same rule for agents, and
+the two must agree for every kind of caller."""
 
 from agents.tokens import create_access_token
 from osfoundry.auth import authenticate_bearer
-from rooms.known import KnownRoom
+from rooms.live.remembered_rooms import KnownRoom
 from rooms.models import Project, Room
 
 BOTH = "osfoundry:read osfoundry:write"

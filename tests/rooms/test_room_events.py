@@ -1,8 +1,8 @@
 from unittest import mock
 
-from rooms import verdicts
 from rooms.events import room_events_after
 from rooms.models import RoomEvent
+from rooms.runtime import verdicts
 from rooms.services import approve_proposal, decline_proposal, propose_snippet
 
 

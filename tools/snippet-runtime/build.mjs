@@ -3,7 +3,7 @@
 //   ../../static/vendor/react/react.js              (window.OsfReact, served to the app frame)
 //   ../../static/vendor/libs/<file>/<file>.js       (the curated libraries, see libraries.mjs)
 //   ../../static/vendor/libraries.json              (the manifest of the curated set)
-//   ../../rooms/js/vendor/sucrase-parser/sucrase-parser.js  (OsfSucraseParser, server only)
+//   ../../rooms/runtime/js/vendor/sucrase-parser/sucrase-parser.js  (OsfSucraseParser, server only)
 // plus the LICENSE of every npm package that ends up inside a bundle and a VERSIONS.json in
 // each output folder (packages, exact versions, sha256).
 //
@@ -21,7 +21,7 @@ import {TAILWIND_CSS, libraries} from "./libraries.mjs";
 const here = dirname(fileURLToPath(import.meta.url));
 // Browser bundles go where collectstatic finds them; the server's own stay out of static/.
 const vendorDir = resolve(here, "../../static/vendor");
-const serverVendorDir = resolve(here, "../../rooms/js/vendor");
+const serverVendorDir = resolve(here, "../../rooms/runtime/js/vendor");
 
 const bundles = [
   {
@@ -207,7 +207,7 @@ async function buildOne(bundle) {
 
 // static/vendor/libraries.json: what exists (specifier -> file), and each file's package,
 // version, licence, size and hash. The frame page embeds it for the frame's loader and the
-// server's run check reads it (rooms/libraries.py), so the two cannot disagree.
+// server's run check reads it (rooms/runtime/libraries.py), so the two cannot disagree.
 function writeManifest(curated, built) {
   const files = {};
   const packages = {};

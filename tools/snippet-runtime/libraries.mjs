@@ -5,7 +5,7 @@
 // frame's loader (OsfLibraries.define in static/rooms/frame-runtime.js), each a function that
 // returns what require(specifier) returns under a bundler, evaluated on first use. build.mjs
 // writes static/vendor/libraries.json from this list: the one manifest the frame's loader and
-// the server's run check (rooms/libraries.py) both read.
+// the server's run check (rooms/runtime/libraries.py) both read.
 //
 // The subpath rule: a specifier exists only if it is listed (no extension guessing, no deep
 // imports of a package's files). A subpath is one the package itself exports:

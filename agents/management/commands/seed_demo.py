@@ -21,10 +21,10 @@ from agents.management import demo
 from agents.models import AccessToken
 from agents.tokens import create_access_token, hash_token
 from rooms.demo import standup_timer_files
-from rooms.gitimport import import_repo_version
-from rooms.gitstore import DatabaseRefs
+from rooms.git.importing import import_repo_version
+from rooms.git.repositories import create_repository
+from rooms.git.store import DatabaseRefs
 from rooms.models import Project, Repository, Room
-from rooms.repositories import create_repository
 
 CREDENTIALS = Path(settings.BASE_DIR) / "var" / "demo-credentials.json"
 READ_WRITE, READ_ONLY = "osfoundry:read osfoundry:write", "osfoundry:read"

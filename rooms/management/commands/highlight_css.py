@@ -3,7 +3,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from rooms.highlight import stylesheet
+from rooms.content.highlight import stylesheet
 
 TARGET = Path(settings.BASE_DIR) / "static" / "rooms" / "highlight.css"
 

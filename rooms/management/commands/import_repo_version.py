@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from osfoundry.errors import DomainError
-from rooms.gitimport import import_repo_version
+from rooms.git.importing import import_repo_version
 from rooms.models import Repository
 
 

@@ -1,6 +1,6 @@
 """A busy agent's calls skip the database for the token check and read_room (osfoundry.trust,
-rooms.known), and still never outlive what ended or changed: whatever revokes a token,
-deactivates its person, removes a member or renames a Room is heard before the next call.
+rooms.live.remembered_rooms), and still never outlive what ended or changed: whatever revokes a
+token, deactivates its person, removes a member or renames a Room is heard before the next call.
 
 The server here is one process; with Redis, wake-ups it publishes itself come back to nobody
 (each process forgets on its own notify), so trusting memory is forced on for the test:
@@ -147,7 +147,7 @@ def test_a_renamed_room_reads_with_its_new_name(asgi_server, trusting, room, age
 
 def test_the_room_is_remembered_between_calls(asgi_server, trusting, room, agent, token_factory):
     # update() sends no signal: what a process remembers outlives it (for at most
-    # rooms.known.REMEMBER_S), which shows that the second read came from memory.
+    # rooms.live.remembered_rooms.REMEMBER_S), which shows that the second read came from memory.
     token = token_factory(agent)
     room_answer(asgi_server, token, room.pk)
     Room.objects.filter(pk=room.pk).update(name="Renamed quietly")

@@ -1,0 +1,1 @@
+"""Project repositories: the database object store, reading pushes, git over smart HTTP."""

@@ -1,0 +1,1 @@
+"""What changes tell open pages and parked polls: the websocket feeds, the receivers behind them."""

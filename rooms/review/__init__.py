@@ -1,0 +1,1 @@
+"""Proposals under review: revisions, the cards, the inbox, decisions, proposals as MCP tasks."""

