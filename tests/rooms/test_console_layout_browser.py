@@ -287,7 +287,7 @@ def test_the_messages_sidebar_reads_its_sentences_as_sentences(uvicorn_server, b
 def test_a_room_of_60_apps_pages_its_table_and_says_its_tab_bar_holds_more(
     uvicorn_server, browser, people, size
 ):
-    from tests.rooms.test_console_room import apps_in_bulk
+    from tests.rooms.launcher.test_console_room import apps_in_bulk
 
     room, agent, owner = people["room"], people["agent"], people["owner"]
     made = apps_in_bulk(room, owner, agent, 60)
