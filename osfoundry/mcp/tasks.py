@@ -37,7 +37,7 @@ from .modern import (
     complete,
     missing_tasks_capability,
 )
-from .tooling import CallContext, TaskState, TaskStore, Tool
+from .tooling import TERMINAL, CallContext, TaskState, TaskStore, Tool
 
 logger = logging.getLogger(__name__)
 
@@ -261,12 +261,19 @@ class Stream:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def push_changes(self, send, how: str) -> None:
-        if not self.sent:
-            return
         if how == READ_AGAIN:
-            found = await run_sync(read_now, self.ctx, self.store, list(self.sent))
-        else:
+            # A task sent in a terminal status never changes again (a decision is final, a
+            # revision is a task of its own): a wake-up re-reads only the ones still working,
+            # so a listener on many decided tasks pays for none of them. The caller is checked
+            # again all the same (read_now), even with none left working.
+            live = [
+                task_id for task_id, (status, _at) in self.sent.items() if status not in TERMINAL
+            ]
+            found = await run_sync(read_now, self.ctx, self.store, live)
+        elif self.sent:
             found = await run_sync(self.store.read, self.ctx, list(self.sent))
+        else:
+            return
         for task_id, state in found.items():
             seen = (state.status, state.detail.get("lastUpdatedAt", ""))
             if how == READ_FIRST and state.status == "working":

@@ -10,7 +10,7 @@ import httpx
 from django.contrib.auth import get_user_model
 
 from osfoundry import wakeups
-from rooms.models import Proposal
+from rooms.models import Proposal, ProposalTask
 from rooms.services import approve_proposal
 from tests.mcpclient import MODERN, TASKS, modern_rpc, rpc
 
@@ -191,3 +191,38 @@ def test_listen_acknowledges_only_the_kinds_it_honours(asgi_server, agent, token
             "notifications": {},
         },
     }
+
+
+def test_a_wake_up_re_reads_only_the_tasks_still_working(
+    asgi_server, room, agent, owner, token_factory, files, monkeypatch
+):
+    from rooms.review import tasks
+
+    token = token_factory(agent)
+    first = propose_task(asgi_server, token, room, files, key="wire-key-0011")["result"]
+    other = {**files, "src/extra.ts": "export const EXTRA = 1;\n"}
+    second = propose_task(asgi_server, token, room, other, key="wire-key-0012")
+    second = second["result"]
+    read = tasks.read_tasks
+    asked: list[list[str]] = []
+
+    def spy(principal, task_ids, **kwargs):
+        asked.append(sorted(task_ids))
+        return read(principal, task_ids, **kwargs)
+
+    monkeypatch.setattr(tasks, "read_tasks", spy)
+    body, headers = listen_request([first["taskId"], second["taskId"]])
+    headers["Authorization"] = f"Bearer {token}"
+    with httpx.stream("POST", asgi_server.mcp_url, json=body, headers=headers, timeout=30) as r:
+        stream = frames(r)
+        assert next(stream)["method"] == "notifications/subscriptions/acknowledged"
+        proposals = dict(ProposalTask.objects.values_list("pk", "proposal_id"))
+        approve_proposal(owner=owner, proposal_id=proposals[first["taskId"]])
+        assert next(stream)["params"]["taskId"] == first["taskId"]
+        asked.clear()
+        approve_proposal(owner=owner, proposal_id=proposals[second["taskId"]])
+        notice = next(stream)
+    assert notice["params"]["taskId"] == second["taskId"]
+    assert notice["params"]["status"] == "completed"
+    # The first task, decided and announced, is never read again.
+    assert asked and all(ids == [second["taskId"]] for ids in asked)
