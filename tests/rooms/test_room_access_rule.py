@@ -54,3 +54,12 @@ def test_the_memory_of_a_room_and_the_database_agree_on_who_may_read_it(
         ("member's token for another project", "Cloud"): False,
         ("member's token for another project", "Desk"): False,
     }
+
+
+def test_an_anonymous_caller_reads_no_room_and_no_project(project, room_factory):
+    from django.contrib.auth.models import AnonymousUser
+
+    room_factory(name="Cloud")
+    assert Room.objects.exists() and Project.objects.exists()
+    assert list(Room.objects.visible_to(AnonymousUser())) == []
+    assert list(Project.objects.readable_by(AnonymousUser())) == []

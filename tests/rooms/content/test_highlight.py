@@ -80,3 +80,12 @@ def test_committed_stylesheet_is_current():
     call_command("highlight_css", "--check")
     css = (Path(settings.BASE_DIR) / "static/rooms/highlight.css").read_text()
     assert ".hl .err { border: 0; background: none; }" in css
+
+
+def test_a_three_digit_colour_reads_as_its_six_digit_form():
+    from rooms.content.highlight import contrast, luminance
+
+    assert luminance("#fff") == luminance("#ffffff") == 1.0
+    assert luminance("#000") == 0.0
+    assert round(contrast("#fff", "#000"), 2) == 21.0
+    assert contrast("#abc", "#aabbcc") == 1.0

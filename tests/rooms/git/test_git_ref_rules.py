@@ -228,3 +228,27 @@ def test_a_deleted_branch_is_gone_and_a_deleted_ref_elsewhere_is_refused(
     assert not GitRef.objects.filter(name="refs/heads/feature").exists()
     result = git(work, "push", url, ":refs/x/y", home=home, check=False)
     assert f"[remote rejected] refs/x/y ({NAMESPACES})" in result.stderr
+
+
+def test_a_tag_of_a_tag_is_followed_to_its_commit_but_not_past_the_depth_limit():
+    from dulwich.objects import Commit, Tag
+
+    from osfoundry.errors import Invalid
+    from rooms.git.server import MAX_TAG_DEPTH, peeled
+
+    def tag_of(sha: bytes, n: int) -> Tag:
+        tag = Tag()
+        tag.object = (Tag if n else Commit, sha)
+        return tag
+
+    commit = b"c" * 40
+    chain = {
+        f"{n:040d}".encode(): tag_of(f"{n - 1:040d}".encode() if n else commit, n) for n in range(3)
+    }
+    assert peeled(lambda sha: chain.get(sha), f"{2:040d}".encode()) == commit
+    assert peeled(lambda sha: chain.get(sha), commit) == commit
+
+    endless = {b"t" * 40: tag_of(b"t" * 40, 1)}
+    with pytest.raises(Invalid) as refused:
+        peeled(lambda sha: endless[sha], b"t" * 40)
+    assert str(refused.value) == f"{'t' * 40}: tags of tags nested past {MAX_TAG_DEPTH}"

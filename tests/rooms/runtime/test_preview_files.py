@@ -79,3 +79,12 @@ def test_preview_button_is_on_the_owners_card_only(client, owner, agent, proposa
     page = client.get(card)
     assert page.status_code == 200
     assert preview_url(proposal) not in page.content.decode()
+
+
+def test_anonymous_is_asked_to_log_in_for_the_preview_packages_too(client, proposal):
+    url = reverse("rooms:proposal_preview_packages", args=[proposal.pk, "0" * 64])
+    response = client.get(url)
+    assert response.status_code == 401
+    assert response.json() == {
+        "error": {"code": "login_required", "message": "Log in again to open this app"}
+    }

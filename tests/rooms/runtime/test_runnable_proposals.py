@@ -211,3 +211,12 @@ def test_a_repository_version_runs_from_src_and_names_what_never_runs(room, agen
         "Not loaded from src/App.tsx, so they never run in the Room (1): src/old.tsx. "
         "Import what the app needs; leave out the rest.",
     )
+
+
+def test_files_without_the_entry_are_all_unused_and_their_compile_errors_still_named():
+    check = runnable.check_app(
+        {"src/util.ts": "export const one = 1;\n", "src/broken.ts": "export const = ;\n"}
+    )
+    assert check.unused == ["src/broken.ts", "src/util.ts"]
+    assert check.loaded == []
+    assert [problem.field for problem in check.problems] == ["files.src/broken.ts"]
