@@ -5,7 +5,7 @@ An idle re-poll (nothing new since the last call) should cost a registration, a 
 check of its token, not the reads of a profile and an inbox that all say the same. So each
 process remembers, per connection, what its last read found; a re-poll whose cursor equals the
 latest sequence the wake-ups vouch for parks without reading them. The wake-ups vouch only while
-they cannot have been missed (see wakeups.Registry.latest), and the profile and the cursor are
+they cannot have been missed (agents.sequences), and the profile and the cursor are
 read again at least every IDLE_RECHECK_S, and at once after any wake-up that did not carry its
 messages: a token revoked, a user deactivated, a profile deleted (agents.revocation) all send one.
 
@@ -21,9 +21,8 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from osfoundry import wakeups
-
 from .models import agent_key
+from .sequences import sequences
 
 # Each wait ends up to 10% early, so idle agents that parked together drift apart.
 TIMEOUT_JITTER = 0.1
@@ -97,7 +96,7 @@ class InboxMemory:
         known = self.known.get(connection)
         if known is None or time.monotonic() >= known.trusted_until:
             return None
-        latest = wakeups.registry.latest(agent_key(known.profile_id))
+        latest = sequences.latest(agent_key(known.profile_id))
         cursor = known.stored if after_sequence is None else after_sequence
         if latest is None or cursor != latest:
             return None

@@ -25,7 +25,11 @@ class HeardMemory[V]:
         self._lock = threading.Lock()
         self._known: dict[Hashable, tuple[V, float]] = {}
         self.generation = 0  # moves on every forget, so a slow read never undoes one
-        wakeups.registry.listen(key, self.forget_all)
+        wakeups.registry.listen(key, self.heard)
+
+    def heard(self, _key: str | None, _hints: list | None) -> None:
+        """A wake-up under this memory's key, or wake-ups were missed: forget."""
+        self.forget_all()
 
     def forget_all(self) -> None:
         with self._lock:

@@ -11,6 +11,7 @@ from django.utils import timezone
 from agents import idle
 from agents.inbox import confirm_delivery, record_delivered, wait_for_messages
 from agents.models import AgentProfile
+from agents.sequences import InboxSequences
 from agents.tokens import revoke_access_token
 from osfoundry import wakeups
 from osfoundry.auth import Unauthenticated
@@ -157,36 +158,51 @@ async def test_a_moved_stored_cursor_is_followed(alice, bob):
 
 def test_a_read_that_raced_a_wake_up_is_not_recorded():
     registry = Registry()
-    before = registry.generation
+    known = InboxSequences(registry)
+    before = known.generation
     registry.wake_local(["agent:1"])  # something happened that the read may not have seen
-    registry.confirm("agent:1", 5, before)
-    assert registry.latest("agent:1") is None
-    registry.confirm("agent:1", 5, registry.generation)
-    assert registry.latest("agent:1") == 5
+    known.confirm("agent:1", 5, before)
+    assert known.latest("agent:1") is None
+    known.confirm("agent:1", 5, known.generation)
+    assert known.latest("agent:1") == 5
 
 
 def test_hints_only_move_the_latest_sequence_forward():
     registry = Registry()
+    known = InboxSequences(registry)
     registry.wake_local(["agent:1"], {"agent:1": [{"sequence": 7}, {"sequence": 6}]})
-    assert registry.latest("agent:1") == 7
-    registry.confirm("agent:1", 5, registry.generation)  # an older read arriving late
-    assert registry.latest("agent:1") == 7
+    assert known.latest("agent:1") == 7
+    known.confirm("agent:1", 5, known.generation)  # an older read arriving late
+    assert known.latest("agent:1") == 7
     # A wake-up whose hints are older (another process's, delivered late) changes nothing.
     registry.wake_local(["agent:1"], {"agent:1": [{"sequence": 6}]})
-    assert registry.latest("agent:1") == 7
+    assert known.latest("agent:1") == 7
+    registry.wake_local(["room:1"])  # another family's wake-up: nothing to do with inboxes
+    assert known.latest("agent:1") == 7
     registry.wake_all_local()  # a resubscription: wake-ups may have been missed
-    assert registry.latest("agent:1") is None
+    assert known.latest("agent:1") is None
+
+
+def test_nothing_is_known_while_wake_ups_may_be_missed():
+    registry = Registry()
+    known = InboxSequences(registry)
+    known.confirm("agent:1", 3, known.generation)
+    registry.is_reliable = lambda: False
+    assert known.latest("agent:1") is None
+    registry.is_reliable = lambda: True
+    registry.forget_all()  # the subscription was lost meanwhile
+    assert known.latest("agent:1") is None
 
 
 def test_the_remembered_sequences_are_bounded():
     # 20,000 agents fit many times over; past the bound everything is read again, once.
-    registry = Registry()
+    known = InboxSequences(Registry())
     for n in range(200_001):
-        registry.confirm(f"agent:{n}", 1, registry.generation)
-    assert registry.latest("agent:0") == 1
-    registry.confirm("agent:new", 4, registry.generation)
-    assert registry.latest("agent:0") is None
-    assert registry.latest("agent:new") == 4
+        known.confirm(f"agent:{n}", 1, known.generation)
+    assert known.latest("agent:0") == 1
+    known.confirm("agent:new", 4, known.generation)
+    assert known.latest("agent:0") is None
+    assert known.latest("agent:new") == 4
 
 
 async def test_a_delivery_confirmed_after_the_connection_was_forgotten_moves_the_cursor(alice, bob):

@@ -19,7 +19,7 @@ def reliable(monkeypatch):
 def remembered(reliable):
     remembered = HeardMemory("test:changed", ttl=30, max_entries=3)
     yield remembered
-    wakeups.registry._listeners["test:changed"].remove(remembered.forget_all)
+    wakeups.registry._listeners["test:changed"].remove(remembered.heard)
 
 
 def test_a_value_is_remembered_until_its_ttl(remembered, monkeypatch):
