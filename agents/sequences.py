@@ -8,9 +8,10 @@ down, a resubscription). What is known counts only while no wake-up can be misse
 (`wakeups.registry.is_reliable`): agents.idle uses it to let an idle re-poll park without reading.
 """
 
-import threading
+from time import monotonic
 
 from osfoundry import wakeups
+from osfoundry.memory import HeardMemory
 from osfoundry.wakeups import Registry
 
 from .models import agent_key
@@ -18,45 +19,37 @@ from .models import agent_key
 FAMILY = agent_key("")  # "agent:": every profile's inbox key
 
 
-class InboxSequences:
-    MAX_ENTRIES = 200_000  # 20,000 agents fit many times over; past it, all are read again
-
-    def __init__(self, registry: Registry):
-        self.registry = registry
-        self._lock = threading.Lock()
-        self._latest: dict[str, int] = {}
-        self.generation = 0  # moves on every "unknown again", so a read never undoes one
-        registry.listen(FAMILY, self.heard)
+class InboxSequences(HeardMemory[int]):
+    def __init__(self, registry: Registry | None = None):
+        # 20,000 agents fit many times over; past the bound, all are read again.
+        super().__init__(FAMILY, max_entries=200_000, registry=registry)
 
     def heard(self, key: str | None, hints: list | None) -> None:
-        with self._lock:
-            if key is None:
-                self._latest.clear()
-                self.generation += 1
-            elif hints:
-                latest = max(hint["sequence"] for hint in hints)
-                if latest > self._latest.get(key, 0):
-                    self._latest[key] = latest
-            else:
-                self._latest.pop(key, None)
-                self.generation += 1
+        if key is None:
+            self.forget_all()
+        elif hints:
+            self._raise(key, max(hint["sequence"] for hint in hints), None)
+        else:
+            self.forget(key)
 
     def latest(self, key: str) -> int | None:
         """The latest sequence under `key`, when wake-ups can vouch for it; else None."""
-        if not self.registry.is_reliable():
-            return None
-        return self._latest.get(key)
+        return self.get(key)
 
     def confirm(self, key: str, latest: int, generation: int) -> None:
         """Record `latest`, read from the database after `generation` was current, unless a
         wake-up since then made the key unknown (the read may predate what it announced)."""
+        self._raise(key, latest, generation)
+
+    def _raise(self, key: str, latest: int, generation: int | None) -> None:
+        """Sequences only move forward: a late read or another process's late hints change
+        nothing."""
         with self._lock:
-            if generation != self.generation:
+            if generation is not None and generation != self.generation:
                 return
-            if len(self._latest) > self.MAX_ENTRIES:
-                self._latest.clear()
-            if latest > self._latest.get(key, -1):
-                self._latest[key] = latest
+            known = self._known.get(key)
+            if known is None or latest > known[0]:
+                self._store(key, latest, monotonic() + self.ttl)
 
 
 sequences = InboxSequences(wakeups.registry)
