@@ -106,12 +106,3 @@ class HeardMemory[V]:
 
     def __len__(self) -> int:
         return len(self._known)
-
-    def notify_changed(self) -> None:
-        """Something under this memory's key was written: after commit, every process forgets.
-        Call inside the writing transaction (or outside any)."""
-        from django.db import transaction
-
-        key = self.key
-        if key is not None:
-            transaction.on_commit(lambda: wakeups.notify([key]))
