@@ -7,15 +7,11 @@ import logging
 
 from django.db import transaction
 
-from osfoundry.groups import group_send
+from osfoundry.groups import group_send, person_group
 
 from . import changes
 
 logger = logging.getLogger(__name__)
-
-
-def person_group(user_id) -> str:
-    return f"person-rooms.{user_id}"
 
 
 def tell_people(user_ids) -> None:
