@@ -3,10 +3,10 @@
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from .feed import person_group
+from osfoundry.groups import PersonSocket, person_group
 
 
-class MessagesConsumer(AsyncJsonWebsocketConsumer):
+class MessagesConsumer(PersonSocket, AsyncJsonWebsocketConsumer):
     async def connect(self):
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:

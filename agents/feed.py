@@ -1,20 +1,16 @@
 """The console's live Messages: after a message commits, each person who can read it gets a
-signal on their own websocket group (agents/consumers.py). The signal carries ids only; the
-page fetches what it shows through the same access functions as any page
-(agents/conversations.py), so a frame can never leak a message to the wrong person.
+signal on their own websocket group (osfoundry.groups.person_group, agents/consumers.py). The
+signal carries ids only; the page fetches what it shows through the same access functions as
+any page (agents/conversations.py), so a frame can never leak a message to the wrong person.
 """
 
 import logging
 
-from osfoundry.groups import group_send
+from osfoundry.groups import group_send, person_group
 
 from .models import AgentProfile, Message
 
 logger = logging.getLogger(__name__)
-
-
-def person_group(user_id) -> str:
-    return f"messages.user.{user_id}"
 
 
 def audience(message: Message) -> set[int]:

@@ -29,6 +29,7 @@ from osfoundry.wakeups import Waiter
 from . import presence
 from .idle import InboxState, memory
 from .models import AgentProfile, InboxEntry, agent_key
+from .sequences import sequences
 
 
 @dataclass(slots=True)
@@ -235,7 +236,7 @@ async def open_wait(
                 # without any (a user deactivated with QuerySet.update()), so it is read here.
                 idle = replace(idle, access_ends_at=await run_sync(check_access))
                 return waiter, idle, InboxPage([], idle.cursor)
-            generation = wakeups.registry.generation
+            generation = sequences.generation
             state, page = await run_sync(
                 open_inbox, load_profile=load_profile, after_sequence=after_sequence, limit=limit
             )
@@ -244,7 +245,7 @@ async def open_wait(
             raise
         memory.remember(connection, state)
         if state.profile_id == profile_id:
-            wakeups.registry.confirm(key, state.latest, generation)
+            sequences.confirm(key, state.latest, generation)
             return waiter, state, page
         wakeups.registry.unregister(waiter)
         profile_id = state.profile_id

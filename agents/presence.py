@@ -22,6 +22,7 @@ from datetime import UTC, datetime, timedelta
 from django.utils import timezone
 
 from osfoundry.dbthreads import run_sync
+from osfoundry.memory import HeardMemory
 
 from .models import AgentProfile
 
@@ -56,13 +57,14 @@ class PresenceMemory:
     """This process's presence records: what it stored (or is about to) per profile, and what
     waits for the next flush. Hints only: forgetting them costs one write."""
 
-    MAX_ENTRIES = 200_000
-
     def __init__(self):
+        self.stored: HeardMemory[datetime] = HeardMemory(
+            None, max_entries=200_000, vouched_by_wakeups=False
+        )
         self.reset()
 
     def reset(self) -> None:
-        self.stored: dict[int, datetime] = {}
+        self.stored.forget_all()
         self.pending: dict[int, datetime] = {}
         self.last_flush = -math.inf
         self.is_flush_scheduled = False
@@ -73,9 +75,7 @@ class PresenceMemory:
         return known is not None and known + PRESENCE_WINDOW >= until
 
     def add(self, profile_id: int, until: datetime) -> None:
-        if len(self.stored) > self.MAX_ENTRIES:
-            self.stored.clear()
-        self.stored[profile_id] = until
+        self.stored.put(profile_id, until)
         self.pending[profile_id] = max(until, self.pending.get(profile_id, until))
 
     def take_pending(self) -> dict[int, datetime]:

@@ -1,13 +1,33 @@
 """Channel-layer group sends from synchronous code: a request's or database thread's on_commit,
-the admin, a management command. Every app's live signals go through `group_send`."""
+the admin, a management command. Every app's live signals go through `group_send`.
+
+A signed-in person's live sockets (the Rooms feed of every tab, the Messages page) all join one
+group, `person_group`: each app sends its signals for a person there, and a socket ignores the
+kinds it has no handler for (`PersonSocket`)."""
 
 import asyncio
 import logging
 
 from asgiref.sync import async_to_sync
+from channels.consumer import get_handler_name
 from channels.layers import get_channel_layer
 
 logger = logging.getLogger(__name__)
+
+
+def person_group(user_id) -> str:
+    """The one group of a person's live sockets."""
+    return f"person.{user_id}"
+
+
+class PersonSocket:
+    """For a consumer in `person_group`: another feed's signals to the person pass it by, where
+    a consumer would otherwise fail on a message type it has no handler for."""
+
+    async def dispatch(self, message):
+        if message["type"].startswith("websocket.") or hasattr(self, get_handler_name(message)):
+            await super().dispatch(message)  # type: ignore[misc]
+
 
 _sending: set[asyncio.Task] = set()  # strong references until each scheduled send is done
 

@@ -6,4 +6,5 @@ class RoomsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from .live import membership_feed, remembered_rooms, revocation  # noqa: F401  (connect their receivers)
+        # The receivers of the model changes (rooms.live.changes), with the reactions of each.
+        from .live import changes, membership_feed, remembered_rooms, revocation  # noqa: F401

@@ -4,9 +4,10 @@ A parked request costs a future, not a thread. Waiters register under keys (stri
 choose: "room:<id>", "agent:<profile id>") before their first read, so no wake-up can slip
 between the read and the wait. `notify()` is thread-safe and wakes only the waiters registered
 under its keys. A wake-up says "look again": the waiter re-reads from the database, so a spurious
-or duplicate wake-up costs one query and never a lost or doubled message. In the sending process a
-wake-up may also carry the new inbox entries as hints; a waiter uses them only when they continue
-its cursor exactly (no gap), which saves the re-read on the hot path.
+or duplicate wake-up costs one query and never a lost or doubled message. A wake-up may also carry
+hints (key -> what changed, e.g. new inbox entries); what they mean is the business of the app
+that chose the key (agents.sequences, agents.inbox), never of the registry, which hands them to
+the waiters and listeners of their key as they came.
 
 Across worker processes, `notify()` also publishes the keys on one Redis channel; each process
 holds one subscription and routes what it hears to its local waiters (see `RedisBridge`).
@@ -22,7 +23,20 @@ from urllib.parse import urlsplit
 from .bridge import RedisBridge
 from .waiter import Deadlines, Waiter
 
-__all__ = ["Deadlines", "RedisBridge", "Registry", "Waiter", "configure", "notify", "registry"]
+__all__ = [
+    "Deadlines",
+    "Heard",
+    "RedisBridge",
+    "Registry",
+    "Waiter",
+    "configure",
+    "notify",
+    "registry",
+]
+
+# A listener: heard(key, hints) for a wake-up under `key` (hints: what it carried under that key,
+# or None), heard(None, None) when wake-ups may have been missed (nothing heard counts any more).
+Heard = Callable[[str | None, list | None], None]
 
 
 class Registry:
@@ -30,27 +44,33 @@ class Registry:
         self._lock = threading.Lock()
         self._waiters: dict[str, set[Waiter]] = defaultdict(set)
         self._on_register = on_register
-        # The latest inbox sequence per key, as this process knows it from its own reads and
-        # from the hints wake-ups carry; a wake-up without hints makes its keys unknown again.
-        self._latest: dict[str, int] = {}
-        self.generation = 0  # moves on every "unknown again", so a read never undoes one
         self.is_reliable: Callable[[], bool] = lambda: True
         self.is_draining = False
-        # Process-wide memories that a wake-up under a key makes stale (osfoundry.trust); they
-        # forget before any waiter of the same wake-up runs, and whenever wake-ups may have
-        # been missed.
-        self._listeners: dict[str, list[Callable[[], None]]] = defaultdict(list)
+        # Process-wide memories that a wake-up under a key makes stale (osfoundry.memory,
+        # agents.sequences): they hear it before any waiter of the same wake-up runs, and
+        # whenever wake-ups may have been missed.
+        self._listeners: dict[str, list[Heard]] = defaultdict(list)
 
-    def listen(self, key: str, forget: Callable[[], None]) -> None:
-        self._listeners[key].append(forget)
+    def listen(self, key: str, heard: Heard) -> None:
+        """`heard` hears every wake-up under `key`; a key ending in ":" (a family, "agent:")
+        stands for every key that starts with it."""
+        self._listeners[key].append(heard)
 
-    def _tell_listeners(self, keys: Iterable[str] | None = None) -> None:
+    def _tell_listeners(
+        self, keys: Iterable[str] | None = None, hints: dict[str, list] | None = None
+    ) -> None:
         if keys is None:
-            forgets = [forget for each in self._listeners.values() for forget in each]
-        else:
-            forgets = [forget for key in keys for forget in self._listeners.get(key, ())]
-        for forget in forgets:
-            forget()
+            for heard in [heard for each in self._listeners.values() for heard in each]:
+                heard(None, None)
+            return
+        listeners = self._listeners
+        for key in keys:
+            exact = listeners.get(key, ())
+            family = listeners.get(key[: key.find(":") + 1], ()) if ":" in key else ()
+            if exact or family:
+                hinted = (hints or {}).get(key)
+                for heard in (*exact, *family):
+                    heard(key, hinted)
 
     def register(self, keys: Iterable[str]) -> Waiter:
         """Park under `keys`. A caller whose client may leave wakes the waiter when it does
@@ -76,11 +96,10 @@ class Registry:
 
     def wake_local(self, keys: Iterable[str], hints: dict[str, list] | None = None) -> int:
         keys = list(keys)
-        self._tell_listeners(keys)
+        self._tell_listeners(keys, hints)
         with self._lock:
             targets = set()
             for key in keys:
-                self._learn(key, (hints or {}).get(key))
                 for waiter in self._waiters.get(key, ()):
                     targets.add(waiter)
                     if hints and key in hints:
@@ -92,7 +111,6 @@ class Registry:
     def wake_all_local(self) -> int:
         self._tell_listeners()
         with self._lock:
-            self._forget_all()
             targets = {w for bucket in self._waiters.values() for w in bucket}
         for waiter in targets:
             waiter.wake()
@@ -109,41 +127,9 @@ class Registry:
             waiter.expire()
         return len(targets)
 
-    def _learn(self, key: str, hints: list | None) -> None:
-        if hints:
-            latest = max(hint["sequence"] for hint in hints)
-            if latest > self._latest.get(key, 0):
-                self._latest[key] = latest
-        else:
-            self._latest.pop(key, None)
-            self.generation += 1
-
     def forget_all(self) -> None:
-        """Wake-ups may have been missed: nothing is known any more."""
+        """Wake-ups may have been missed: every listener forgets what it heard."""
         self._tell_listeners()
-        with self._lock:
-            self._forget_all()
-
-    def _forget_all(self) -> None:
-        self._latest.clear()
-        self.generation += 1
-
-    def latest(self, key: str) -> int | None:
-        """The latest sequence under `key`, when wake-ups can vouch for it; else None."""
-        if not self.is_reliable():
-            return None
-        return self._latest.get(key)
-
-    def confirm(self, key: str, latest: int, generation: int) -> None:
-        """Record `latest`, read from the database after `generation` was current, unless a
-        wake-up since then made the key unknown (the read may predate what it announced)."""
-        with self._lock:
-            if generation != self.generation:
-                return
-            if len(self._latest) > 200_000:
-                self._latest.clear()
-            if latest > self._latest.get(key, -1):
-                self._latest[key] = latest
 
     def take_hints(self, waiter: Waiter) -> list:
         with self._lock:

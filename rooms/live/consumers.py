@@ -8,10 +8,10 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from osfoundry.auth import READ, authenticate_bearer, bearer_from_header
 from osfoundry.dbthreads import run_sync
 from osfoundry.errors import DomainError
+from osfoundry.groups import PersonSocket, person_group
 
 from .. import access, events
 from ..models import Proposal, Room
-from .membership_feed import person_group
 
 FRAME_HELP = (
     'Send a JSON text frame such as {"after_sequence": 0} to resume after a sequence; '
@@ -124,7 +124,7 @@ def pending_count(user) -> int:
     return Proposal.objects.pending().for_owner(user).count()
 
 
-class PersonEventsConsumer(AsyncJsonWebsocketConsumer):
+class PersonEventsConsumer(PersonSocket, AsyncJsonWebsocketConsumer):
     """One socket per browser tab: the events of every Room the signed-in person sees.
 
     Each Room keeps its own cursor, live from the moment of connecting; a page resumes a Room

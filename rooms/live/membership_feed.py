@@ -1,23 +1,17 @@
 """A person's open tabs follow the Rooms they gain: a Room they create or come to own, a Room
 they are added to. After commit, each such person's feed sockets (rooms/live/consumers.py
 PersonEventsConsumer, in every worker) hear "rooms.changed" and re-read which Rooms they see.
-Signals, because the console, the admin and scripts all write these rows."""
+The changes are heard once, in rooms.live.changes."""
 
 import logging
 
 from django.db import transaction
-from django.db.models.signals import m2m_changed, post_save
-from django.dispatch import receiver
 
-from osfoundry.groups import group_send
+from osfoundry.groups import group_send, person_group
 
-from ..models import Room
+from . import changes
 
 logger = logging.getLogger(__name__)
-
-
-def person_group(user_id) -> str:
-    return f"person-rooms.{user_id}"
 
 
 def tell_people(user_ids) -> None:
@@ -36,12 +30,12 @@ def send_rooms_changed(user_ids: list[int]) -> None:
             logger.exception("could not tell person %s about a Room they gained", user_id)
 
 
-@receiver(post_save, sender=Room, dispatch_uid="rooms.room_saved_follow")
-def room_saved(sender, instance, **kwargs) -> None:
+@changes.room_saved.react
+def owner_follows(instance, **_details) -> None:
     tell_people([instance.owner_id])
 
 
-@receiver(m2m_changed, sender=Room.members.through, dispatch_uid="rooms.room_members_follow")
-def room_members_added(sender, instance, action, reverse, pk_set, **kwargs) -> None:
+@changes.room_members.react
+def members_follow(instance, action, reverse, pk_set, **_details) -> None:
     if action == "post_add":
         tell_people([instance.pk] if reverse else pk_set)

@@ -4,8 +4,9 @@ An agent reading its Room in a loop would otherwise pay a token check and an ORM
 time (about 3 ms of CPU). The token check is remembered by osfoundry.trust; this remembers, per
 Room, what read_room answers and who may read it, under osfoundry.memory's rule: every write
 that changes either (the Room saved or deleted, its project saved or deleted, its members
-changed, a person saved) sends ROOMS_KEY after commit, and every process forgets every Room
-before any waiter of that wake-up runs; while wake-ups may be missed, nothing is remembered.
+changed, a person saved or deleted: rooms.live.changes) sends ROOMS_KEY after commit, and every
+process forgets every Room before any waiter of that wake-up runs; while wake-ups may be missed,
+nothing is remembered.
 
 Only a Room a caller may read is answered from memory; everything else (not found, not yours,
 a local Room) goes to rooms.access, which says so in its own words.
@@ -14,14 +15,11 @@ a local Room) goes to rooms.access, which says so in its own words.
 import uuid
 from dataclasses import dataclass
 
-from django.conf import settings
-from django.db.models.signals import m2m_changed, post_delete, post_save
-from django.dispatch import receiver
-
 from osfoundry.auth import AnyUser, token_project_id
 from osfoundry.memory import HeardMemory
 
-from ..models import Project, Room
+from ..models import Room
+from . import changes
 
 ROOMS_KEY = "rooms:changed"
 REMEMBER_S = 300.0
@@ -72,28 +70,20 @@ def read_and_remember(room: Room, generation: int) -> dict:
     return dict(answer)
 
 
-def changed(**kwargs) -> None:
-    memory.notify_changed()
+def forget_rooms(**_details) -> list[str]:
+    return [ROOMS_KEY]
 
 
-post_save.connect(changed, sender=Room, dispatch_uid="rooms.live.remembered_rooms.room_saved")
-post_delete.connect(changed, sender=Room, dispatch_uid="rooms.live.remembered_rooms.room_deleted")
-post_save.connect(changed, sender=Project, dispatch_uid="rooms.live.remembered_rooms.project_saved")
-post_delete.connect(
-    changed, sender=Project, dispatch_uid="rooms.live.remembered_rooms.project_deleted"
-)
-post_save.connect(
-    changed, sender=settings.AUTH_USER_MODEL, dispatch_uid="rooms.live.remembered_rooms.user"
-)
-# A person deleted leaves the Rooms they belonged to without an m2m signal.
-post_delete.connect(
-    changed, sender=settings.AUTH_USER_MODEL, dispatch_uid="rooms.live.remembered_rooms.user_gone"
-)
+for change in (
+    changes.room_saved,
+    changes.room_deleted,
+    changes.project_saved,
+    changes.person_saved,
+    changes.person_deleted,  # who leaves the Rooms they belonged to without an m2m signal
+):
+    change.react(forget_rooms)
 
 
-@receiver(
-    m2m_changed, sender=Room.members.through, dispatch_uid="rooms.live.remembered_rooms.members"
-)
-def members_changed(sender, action, **kwargs) -> None:
-    if action.startswith("post_"):
-        memory.notify_changed()
+@changes.room_members.react
+def members_changed(action, **_details) -> list[str] | None:
+    return [ROOMS_KEY] if action.startswith("post_") else None

@@ -5,10 +5,11 @@ import pytest
 from channels.testing import WebsocketCommunicator
 
 from agents import feed as feed_module
-from agents.feed import audience, person_group, publish_message
+from agents.feed import audience, publish_message
 from agents.models import Message
 from agents.sending import send_agent_message, send_channel_message
 from osfoundry.asgi import application
+from osfoundry.groups import person_group
 from tests.rooms.live.test_event_feed import session_headers
 
 from .test_wait_for_messages import in_thread
@@ -79,3 +80,28 @@ def test_a_message_gone_before_its_signal_signals_nobody(owner, alice, bob, monk
     Message.objects.filter(pk=message.pk).delete()
     publish_message(message.pk)
     assert sent == []
+
+
+async def test_a_persons_sockets_share_one_group_and_each_hears_only_its_own_signals(
+    owner, channel_factory, alice, bob, room_factory
+):
+    from tests.rooms.live.test_person_event_feed import greeting, person_feed
+
+    await in_thread(channel_factory)("general", members=[alice, bob])
+    messages = feed(await in_thread(session_headers)(owner))
+    assert (await messages.connect())[0]
+    rooms = await person_feed(owner)
+    await greeting(rooms)
+
+    await in_thread(send_channel_message)(
+        sender=bob, channel="general", body="green", idempotency_key="bob-feed-04"
+    )
+    assert (await messages.receive_json_from(timeout=10))["type"] == "message.created"
+    assert await rooms.receive_nothing(timeout=0.3)  # passed by, the feed stays open
+
+    created = await in_thread(room_factory)(name="Kestrel")
+    frame = await rooms.receive_json_from(timeout=5)
+    assert frame["joined"] == [{"room_id": str(created.pk), "name": "Kestrel"}]
+    assert await messages.receive_nothing(timeout=0.3)
+    await messages.disconnect()
+    await rooms.disconnect()

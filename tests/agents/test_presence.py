@@ -131,7 +131,7 @@ async def test_a_scheduled_flush_finding_its_records_written_writes_nothing(
 
 def test_the_presence_memory_starts_over_past_its_bound():
     memory = presence.PresenceMemory()
-    memory.MAX_ENTRIES = 1
+    memory.stored.max_entries = 1
     until = timezone.now()
     for profile_id in (1, 2, 3):
         memory.add(profile_id, until)

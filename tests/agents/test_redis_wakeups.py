@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 import pytest
 import redis
 
+from agents.sequences import InboxSequences
 from osfoundry.wakeups import RedisBridge, Registry
 from osfoundry.wakeups.bridge import MAX_HINT_BYTES
 from tests.polling import until_async
@@ -102,26 +103,28 @@ async def test_small_hints_cross_processes_with_the_wake_up(channel):
 async def test_what_wake_ups_vouch_for_counts_only_while_subscribed(channel):
     local = Registry()
     here = RedisBridge(REDIS_URL, channel, target=local)
+    known = InboxSequences(local)
     entry = {"sequence": 3, "body": "hi"}
     local.wake_local(["agent:1"], {"agent:1": [entry]})
-    assert local.latest("agent:1") is None  # not subscribed yet: wake-ups may be missed
+    assert known.latest("agent:1") is None  # not subscribed yet: wake-ups may be missed
     here.start()
     try:
         await asyncio.wait_for(subscribed(here), 10)
         local.wake_local(["agent:1"], {"agent:1": [entry]})
-        assert local.latest("agent:1") == 3
+        assert known.latest("agent:1") == 3
         kill_subscription(here)
         await asyncio.wait_for(subscribed(here, 2), 10)
         # Whatever was published while the subscription was down is unknown here.
-        assert local.latest("agent:1") is None
+        assert known.latest("agent:1") is None
     finally:
         await here.stop()
-    assert local.latest("agent:1") is None
+    assert known.latest("agent:1") is None
 
 
 async def test_large_hints_stay_behind_and_the_wake_up_still_crosses(channel):
     local = Registry()
     here = RedisBridge(REDIS_URL, channel, target=local)
+    known = InboxSequences(local)
     elsewhere = RedisBridge(REDIS_URL, channel, target=Registry())
     here.start()
     try:
@@ -131,7 +134,7 @@ async def test_large_hints_stay_behind_and_the_wake_up_still_crosses(channel):
         await asyncio.to_thread(elsewhere.publish, ["agent:1"], {"agent:1": [entry]})
         assert await waiter.wait(10)
         assert local.take_hints(waiter) == []  # the waiter re-reads from the database
-        assert local.latest("agent:1") is None  # nothing known without the hint
+        assert known.latest("agent:1") is None  # nothing known without the hint
     finally:
         await here.stop()
 

@@ -1,5 +1,4 @@
 import asyncio
-import time
 
 import pytest
 
@@ -161,7 +160,7 @@ def test_hints_are_used_only_when_they_continue_the_cursor():
 async def test_a_stale_profile_id_for_a_connection_is_corrected(alice, bob):
     await send(alice, "bob-codex", "hello", "key-00001")
     # What a stale memory would say: the connection long-polled as alice.
-    idle.memory.known["pat:test"] = idle.Known(alice.pk, 0, time.monotonic() + 60, None)
+    idle.memory.known.put("pat:test", idle.Known(alice.pk, 0, None))
     page, _receipt = await wait_for_messages(
         connection="pat:test", load_profile=loader(bob), check_access=lasting_access, timeout_s=0
     )

@@ -19,7 +19,7 @@ def reliable(monkeypatch):
 def remembered(reliable):
     remembered = HeardMemory("test:changed", ttl=30, max_entries=3)
     yield remembered
-    wakeups.registry._listeners["test:changed"].remove(remembered.forget_all)
+    wakeups.registry._listeners["test:changed"].remove(remembered.heard)
 
 
 def test_a_value_is_remembered_until_its_ttl(remembered, monkeypatch):
@@ -84,3 +84,38 @@ def test_a_full_memory_starts_again(remembered):
         remembered.put(key, key, remembered.generation)
     remembered.put("d", "d", remembered.generation)
     assert [remembered.get(key) for key in "abcd"] == [None, None, None, "d"]
+
+
+def test_a_full_memory_drops_the_expired_entries_first(remembered):
+    remembered.put("old", 1, remembered.generation, ttl=-1)
+    remembered.put("a", 2, remembered.generation)
+    remembered.put("b", 3, remembered.generation)
+    remembered.put("c", 4, remembered.generation)  # the expired one goes; half is not freed
+    assert [remembered.get(key) for key in ("a", "b", "c")] == [None, None, 4]
+    lasting = HeardMemory(None, max_entries=4, vouched_by_wakeups=False)
+    lasting.put("old", 1, ttl=-1)
+    for key in "abc":
+        lasting.put(key, key)
+    lasting.put("d", "d")  # one expired of four: that frees less than half, so all go
+    assert len(lasting) == 1
+    for key in "ef":
+        lasting.put(key, key, ttl=-1)
+    lasting.put("g", "g")
+    lasting.put("h", "h")  # e and f expired: half freed, the rest stays
+    assert [lasting.get(key) for key in "dgh"] == ["d", "g", "h"]
+
+
+def test_forgetting_one_entry_voids_the_reads_under_way(remembered):
+    remembered.put("a", 1, remembered.generation)
+    generation = remembered.generation
+    remembered.forget("a")
+    remembered.put("b", 2, generation)
+    assert remembered.get("a") is None and remembered.get("b") is None
+
+
+def test_a_memory_without_a_key_hears_no_wake_up_and_needs_none(reliable):
+    own = HeardMemory(None, vouched_by_wakeups=False)
+    own.put("a", 1)
+    wakeups.registry.forget_all()
+    reliable["reliable"] = False
+    assert own.get("a") == 1 and own.peek("a") == 1
