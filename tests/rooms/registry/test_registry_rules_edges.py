@@ -170,9 +170,16 @@ def test_exports_patterns_and_folders_take_the_longest_prefix_and_conditions_fal
     assert exports_target(nested, ".", browser) == "./d.js"
 
 
-def test_an_import_that_is_no_module_puts_nothing_in_the_table():
+def test_an_import_that_is_no_module_puts_nothing_in_the_table_and_data_goes_in_as_it_is():
     table = build_table(layout(MAPPED), ["mapped/server", "mapped/bare"])
     assert (table.imports, table.modules, table.loaded_bytes) == ({}, {}, {})
+    table = build_table(layout(FOLDERS), ["folders/lib/data"])
+    data = "node_modules/folders/lib/data.json"
+    assert table.imports == {"folders/lib/data": data}
+    assert table.modules == {
+        data: {"name": "folders@1.0.0/lib/data.json", "type": "json", "code": "{}", "deps": {}}
+    }
+    assert table.loaded_bytes == {"node_modules/folders": 2}
 
 
 @pytest.mark.parametrize(
