@@ -260,9 +260,11 @@ class Layout:
             try:
                 manifest = json.loads(nested)
             except ValueError:
+                manifest = None
+            if not isinstance(manifest, dict):  # "[1]", "5": names no main
                 manifest = {}
-            browser = manifest.get("browser") if isinstance(manifest, dict) else None
-            main = browser if isinstance(browser, str) else (manifest or {}).get("main")
+            browser = manifest.get("browser")
+            main = browser if isinstance(browser, str) else manifest.get("main")
             if isinstance(main, str) and (path := inside(posixpath.join(base, main))):
                 if found := self.as_file(package, path) or self.as_file(package, path + "/index"):
                     return found

@@ -63,11 +63,6 @@ class Node:
     def label(self) -> str:
         return f"{self.name}@{self.version}"
 
-    @property
-    def parent_path(self) -> str:
-        head, _sep, _tail = self.path.rpartition("/node_modules/")
-        return head
-
 
 @dataclass
 class Tree:

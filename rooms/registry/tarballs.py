@@ -171,8 +171,8 @@ class _Inflating(io.RawIOBase):
                 if not chunk:
                     chunk = self._source[self._at : self._at + 256 * 1024]
                     self._at += len(chunk)
-                if not chunk:
-                    return False
+                if not chunk:  # the data ends inside the gzip stream: it was cut short
+                    raise TarballProblem("its tarball cannot be read (its gzip stream ends early)")
                 self._buffer = self._inflate.decompress(chunk, READ_PIECE)
             self._offset = 0
             if self._buffer:
