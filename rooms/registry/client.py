@@ -277,7 +277,8 @@ class Registry:
             headers["Content-Type"] = "application/json"
         if settings.NPM_REGISTRY_TOKEN:
             headers["Authorization"] = f"Bearer {settings.NPM_REGISTRY_TOKEN}"
-        for attempt in (1, 2):  # a kept connection the server closed meanwhile: once more
+        retried = False
+        while True:  # a kept connection the server closed meanwhile: once more
             try:
                 connection = self.connection(deadline, budget=max_bytes + HEADER_BYTES)
                 connection.request(method, path, body=body, headers=headers)
@@ -296,14 +297,14 @@ class Registry:
                 raise RegistryError("the registry stopped answering") from None
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
                 self.drop()
-                if attempt == 2:
+                if retried:
                     raise RegistryError("the registry closed the connection") from None
+                retried = True
             except (OSError, http.client.HTTPException) as exc:
                 self.drop()
                 deadline.left()
                 reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
                 raise RegistryError(f"the registry is unreachable ({reason})") from None
-        raise AssertionError("unreachable")
 
     def read(self, response: http.client.HTTPResponse, max_bytes: int, path: str) -> bytes:
         declared = response.getheader("Content-Length") or ""
@@ -319,15 +320,20 @@ class Registry:
 
     def connection(self, deadline: Deadline, *, budget: int) -> http.client.HTTPConnection:
         connection = getattr(self._local, "connection", None)
+        if connection is not None and connection.sock is None:
+            # http.client closed it after an answer saying "Connection: close"; its own reopening
+            # would be a socket without the deadline or the byte cap: a new one of ours instead.
+            self.drop()
+            connection = None
         if connection is None:
             connection = self.connect(deadline)
             self._local.connection = connection
             with self._lock:
                 self._connections.append(connection)
         sock = connection.sock
-        if isinstance(sock, _Timed):
-            sock.deadline = deadline
-            sock.budget = budget
+        assert isinstance(sock, _Timed)
+        sock.deadline = deadline
+        sock.budget = budget
         return connection
 
     def drop(self) -> None:
