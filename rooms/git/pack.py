@@ -189,12 +189,13 @@ class Wire:
 
     def varint(self) -> tuple[int, int]:
         """A pack object header: (type, size), the size in 7-bit groups after 4 bits."""
+        at = self.offset
         first = self.byte()
         type_num, size, shift = (first >> 4) & 7, first & 15, 4
         byte = first
         while byte & 0x80:
             if shift > 63:
-                raise malformed(f"object header at offset {self.offset} is malformed")
+                raise malformed(f"object header at offset {at} is malformed")
             byte = self.byte()
             size |= (byte & 0x7F) << shift
             shift += 7
@@ -202,11 +203,12 @@ class Wire:
 
     def base_offset(self) -> int:
         """An OFS_DELTA's distance back to its base (git's own offset encoding)."""
+        at = self.offset
         byte = self.byte()
         distance = byte & 0x7F
         while byte & 0x80:
             if distance > 1 << 56:
-                raise malformed(f"delta base offset at {self.offset} is malformed")
+                raise malformed(f"delta base offset at {at} is malformed")
             byte = self.byte()
             distance = ((distance + 1) << 7) | (byte & 0x7F)
         return distance

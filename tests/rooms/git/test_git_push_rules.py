@@ -61,6 +61,49 @@ def test_a_ref_to_anything_but_a_commit_is_no_snapshot():
     assert refused.value.field == "ref"
 
 
+def snapshot_refusal(store, sha) -> str:
+    with pytest.raises(Invalid) as refused:
+        read_snapshot(store.__getitem__, sha)
+    assert refused.value.field == "files"
+    return refused.value.message
+
+
+def test_a_tree_entry_naming_a_blob_as_a_folder_is_no_snapshot():
+    store, sha = commit_with(b"m", {b"a.txt": b"hello\n"})
+    tree = store[store[sha].tree]
+    blob_sha = tree[b"a.txt"][1]
+    tree.add(b"src", 0o040000, blob_sha)  # a folder entry that names a file
+    store.add_object(tree)
+    commit = store[sha]
+    commit.tree = tree.id
+    store.add_object(commit)
+    assert snapshot_refusal(store, commit.id) == f"src/: {blob_sha.decode()} is not a tree"
+
+
+def test_a_tree_entry_naming_a_tree_as_a_file_is_no_snapshot():
+    store, sha = commit_with(b"m", {b"a.txt": b"hello\n"})
+    tree = store[store[sha].tree]
+    old_tree = tree.id
+    tree.add(b"b.txt", 0o100644, old_tree)  # a file entry that names a tree (its own old self)
+    store.add_object(tree)
+    commit = store[sha]
+    commit.tree = tree.id
+    store.add_object(commit)
+    assert snapshot_refusal(store, commit.id) == f"b.txt: {old_tree.decode()} is not a file"
+
+
+def test_a_file_over_the_per_file_limit_is_no_snapshot():
+    store, sha = commit_with(b"m", {b"big.bin": b"x" * 1_000_001})
+    assert snapshot_refusal(store, sha) == (
+        "big.bin: 1000001 bytes, at most 1000000 per file; keep large files out of the repository"
+    )
+
+
+def test_a_file_that_is_not_utf8_is_listed_as_binary():
+    store, sha = commit_with(b"m", {b"a.txt": b"ok\n", b"latin1.txt": b"caf\xe9\n"})
+    assert read_snapshot(store.__getitem__, sha).files == {"a.txt": "ok\n", "latin1.txt": None}
+
+
 def receive_pack(server, token, new: bytes, pack: bytes) -> httpx.Response:
     auth = base64.b64encode(f"agent:{token}".encode()).decode()
     line = b"0" * 40 + b" " + new + b" refs/heads/main\0report-status side-band-64k"
