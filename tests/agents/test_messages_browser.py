@@ -98,11 +98,20 @@ def network(owner, member, stranger, project, token_factory):
             handle=handle, owner=user, connection_key=principal.token_key
         )
     general = create_channel(project=project, name="general", members=profiles.values())
-    return {"tokens": tokens, "profiles": profiles, "channel": general}
+    yield {"tokens": tokens, "profiles": profiles, "channel": general}
+    # Every page this test opened leaves before the database is emptied: a Messages page's
+    # feed still reading while the flush truncates its tables deadlocks on PostgreSQL.
+    while OPEN_CONTEXTS:
+        OPEN_CONTEXTS.pop().close()
+
+
+# The browser contexts `login` opened during the current test (closed by `network`).
+OPEN_CONTEXTS: list = []
 
 
 def login(browser, base, username, width=1280):
     context = browser.new_context(viewport={"width": width, "height": 900})
+    OPEN_CONTEXTS.append(context)
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
     page.goto(f"{base}/accounts/login/")
