@@ -73,34 +73,23 @@ class Engine:
 
     def check(self, files: dict[str, str], *, timeout: float) -> dict:
         """runnable.js's facts about `files` (see its header), within `timeout` seconds."""
-        from py_mini_racer import JSOOMException, JSTimeoutException
-
-        with self._lock:
-            racer = self._ready()
-            try:
-                answer = self._check(json.dumps(files), timeout_sec=timeout)
-            except JSTimeoutException:
-                raise EngineTimeout(racer.eval("OsfRunnable.current()")) from None
-            except JSOOMException:
-                self._replace()
-                raise EngineOutOfMemory() from None
-            except Exception:
-                if racer.was_hard_memory_limit_reached():
-                    self._replace()
-                    raise EngineOutOfMemory() from None
-                raise
-        return json.loads(answer)
+        return self._call("_check", files, "OsfRunnable.current()", timeout)
 
     def prepare_modules(self, sources: dict[str, str], *, timeout: float) -> dict:
         """modules.js's facts about npm package files (see its header), within `timeout`."""
+        return self._call("_prepare", sources, "OsfModules.current()", timeout)
+
+    def _call(self, entry: str, argument: dict, current: str, timeout: float) -> dict:
+        """One of the engine's entry points on `argument`, as JSON both ways: a timeout names
+        the file `current` says was under way; running out of memory replaces the engine."""
         from py_mini_racer import JSOOMException, JSTimeoutException
 
         with self._lock:
             racer = self._ready()
             try:
-                answer = self._prepare(json.dumps(sources), timeout_sec=timeout)
+                answer = getattr(self, entry)(json.dumps(argument), timeout_sec=timeout)
             except JSTimeoutException:
-                raise EngineTimeout(racer.eval("OsfModules.current()")) from None
+                raise EngineTimeout(racer.eval(current)) from None
             except JSOOMException:
                 self._replace()
                 raise EngineOutOfMemory() from None
