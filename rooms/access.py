@@ -7,7 +7,7 @@ that project's Rooms, proposals and repositories: the others are "not found" exa
 
 import uuid
 
-from osfoundry.auth import AnyUser, token_project_id
+from osfoundry.auth import AnyUser
 from osfoundry.errors import Conflict, Invalid, NotFound, Unavailable
 from osfoundry.schemas import MAX_PAGE
 
@@ -21,12 +21,6 @@ def parse_uuid(value, *, field: str, what: str) -> uuid.UUID:
         return uuid.UUID(str(value))
     except (ValueError, AttributeError):
         raise NotFound(f"{what} {value!r} not found", field=field) from None
-
-
-def in_token_project(user: AnyUser, project_id) -> bool:
-    """Whether `user`'s token (if any) may act in the project."""
-    scope = token_project_id(user)
-    return scope is None or scope == project_id
 
 
 def get_room_for_user(user: AnyUser, room_id, *, agent: bool = False) -> Room:
@@ -51,15 +45,12 @@ def get_proposal_for_user(user: AnyUser, proposal_id) -> Proposal:
     pending content is for the reviewer's eyes only."""
     pk = parse_uuid(proposal_id, field="proposal_id", what="Proposal")
     proposal = (
-        Proposal.objects.select_related("room", "proposed_by", "decided_by", "app")
+        Proposal.objects.readable_by(user)
+        .select_related("room", "proposed_by", "decided_by", "app")
         .filter(pk=pk)
         .first()
     )
-    if proposal is None or not user.is_authenticated:
-        raise NotFound(f"Proposal {str(proposal_id)!r} not found", field="proposal_id")
-    if user.pk not in (proposal.room.owner_id, proposal.proposed_by_id) or not in_token_project(
-        user, proposal.room.project_id
-    ):
+    if proposal is None:
         raise NotFound(f"Proposal {str(proposal_id)!r} not found", field="proposal_id")
     return proposal
 
@@ -110,15 +101,13 @@ def get_pending_proposal_for_owner(*, owner: AnyUser, proposal_id) -> Proposal:
     """
     pk = parse_uuid(proposal_id, field="proposal_id", what="Proposal")
     proposal = (
-        Proposal.objects.select_related("room", "repository_version").filter(pk=pk).first()
-        if owner.is_authenticated
-        else None
+        Proposal.objects.readable_by(owner)
+        .for_owner(owner)
+        .select_related("room", "repository_version")
+        .filter(pk=pk)
+        .first()
     )
-    if (
-        proposal is None
-        or not proposal.room.is_owned_by(owner)
-        or not in_token_project(owner, proposal.room.project_id)
-    ):
+    if proposal is None:
         raise NotFound(f"Proposal {str(proposal_id)!r} not found", field="proposal_id")
     if not proposal.is_pending:
         where = (

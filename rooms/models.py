@@ -117,6 +117,15 @@ class ProposalQuerySet(models.QuerySet):
         """The proposals to the Rooms `owner` owns: what the owner reviews."""
         return self.filter(room__owner=owner) if owner.is_authenticated else self.none()
 
+    def readable_by(self, user: "AnyUser") -> "ProposalQuerySet":
+        """The proposals `user` may read: to the Rooms it owns, and its own, within its token's
+        project. Members and strangers read none: pending content is for the reviewer's eyes."""
+        if not user.is_authenticated:
+            return self.none()
+        proposals = self.filter(Q(room__owner=user) | Q(proposed_by=user))
+        scope = token_project_id(user)
+        return proposals if scope is None else proposals.filter(room__project_id=scope)
+
     def pending_twin(self, *, room: "Room", caller: "User", content_hash: str) -> "Proposal | None":
         """The pending card of `caller` in `room` with this content, if there is one: the same
         content proposed again collapses onto it (one_pending_card_per_content)."""

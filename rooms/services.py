@@ -5,6 +5,7 @@ rooms/runtime/snippet_rules.py, and whether an app runs in rooms/runtime/verdict
 """
 
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
@@ -408,6 +409,19 @@ def lock_pending_for_owner(*, owner: AnyUser, proposal_id, content_hash: str | N
     return proposal
 
 
+def mark_decided(proposal: Proposal, status: str, *, by: User, **fields) -> datetime:
+    """Store the decision on a pending proposal its caller locked (`by`: the owner, or the
+    proposer withdrawing it; `fields`: what the decision says besides its person and time) and
+    return its time. Refused if it was decided meanwhile: a decision happens once."""
+    now = timezone.now()
+    changed = Proposal.objects.filter(pk=proposal.pk, status=Proposal.Status.PENDING).update(
+        status=status, decided_by=by, decided_at=now, **fields
+    )
+    if changed != 1:
+        raise Conflict("This proposal was decided meanwhile; reload", code="already_decided")
+    return now
+
+
 @transaction.atomic
 def approve_proposal(
     *,
@@ -429,12 +443,7 @@ def approve_proposal(
     if proposal.is_update:
         app = tabs.lock_app(proposal.app_id)
         tabs.refuse_unless_current(app, base_revision or proposal.base_revision)
-    now = timezone.now()
-    changed = Proposal.objects.filter(pk=proposal.pk, status=Proposal.Status.PENDING).update(
-        status=Proposal.Status.APPROVED, decided_by=owner, decided_at=now
-    )
-    if changed != 1:
-        raise Conflict("This proposal was decided meanwhile; reload", code="already_decided")
+    now = mark_decided(proposal, Proposal.Status.APPROVED, by=owner)
     decided = {"decided_by": owner.get_username(), "decided_at": now.isoformat()}
     if app is None:
         app = tabs.add_app(proposal, owner=owner, at=now)
@@ -461,12 +470,8 @@ def decline_proposal(
     proposal = lock_pending_for_owner(
         owner=owner, proposal_id=proposal_id, content_hash=content_hash
     )
-    now = timezone.now()
-    changed = Proposal.objects.filter(pk=proposal.pk, status=Proposal.Status.PENDING).update(
-        status=Proposal.Status.DECLINED, decided_by=owner, decided_at=now, decline_reason=reason
-    )
-    if changed != 1:
-        raise Conflict("This proposal was decided meanwhile; reload", code="already_decided")
+    assert isinstance(owner, User)  # lock_pending_for_owner let only the Room's owner through
+    now = mark_decided(proposal, Proposal.Status.DECLINED, by=owner, decline_reason=reason)
     events.append_room_event(
         room=proposal.room,
         type=events.PROPOSAL_DECLINED,

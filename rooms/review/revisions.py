@@ -11,7 +11,6 @@ to that revision too (rooms/tabs.refuse_unless_current).
 """
 
 from django.db import transaction
-from django.utils import timezone
 
 from osfoundry.auth import AnyUser, User
 from osfoundry.errors import Conflict, Invalid, NotFound, refuse
@@ -21,7 +20,7 @@ from .. import events, services
 from ..access import get_app_for_user, get_proposal_for_user, get_room_for_user
 from ..models import Proposal, ReviewComment
 from ..runtime.rules import app_files
-from ..services import ProposalResult, Target, lock_pending_for_owner
+from ..services import ProposalResult, Target, lock_pending_for_owner, mark_decided
 
 MAX_COMMENTS = 200
 MAX_COMMENT_CHARS = 5_000
@@ -213,15 +212,9 @@ def request_changes(
         raise Invalid(
             "summary: say what to change, or comment on a line of the card", field="summary"
         )
-    now = timezone.now()
-    changed = Proposal.objects.filter(pk=proposal.pk, status=Proposal.Status.PENDING).update(
-        status=Proposal.Status.CHANGES_REQUESTED,
-        decided_by=owner,
-        decided_at=now,
-        changes_summary=summary,
+    now = mark_decided(
+        proposal, Proposal.Status.CHANGES_REQUESTED, by=owner, changes_summary=summary
     )
-    if changed != 1:
-        raise Conflict("This proposal was decided meanwhile; reload", code="already_decided")
     ReviewComment.objects.bulk_create(
         ReviewComment(proposal=proposal, author=owner, **comment) for comment in clean
     )
@@ -283,7 +276,11 @@ def read_proposal(user: AnyUser, proposal_id) -> dict:
     """A proposal's review for its proposer or its Room's owner: status, decision, every
     comment of its line of work, the packages its app brings, its revisions. Never its files
     (the proposer sent them)."""
-    proposal = get_proposal_for_user(user, proposal_id)
+    return review_of(get_proposal_for_user(user, proposal_id))
+
+
+def review_of(proposal: Proposal) -> dict:
+    """read_proposal's answer, for a caller who may read the proposal."""
     chain = line_of_work(proposal)
     data = proposal.as_dict()
     data["decision"] = (

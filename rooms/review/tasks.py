@@ -24,6 +24,7 @@ from osfoundry.mcp.tooling import TaskState
 from .. import events
 from ..access import parse_uuid
 from ..models import Proposal, ProposalTask, Room
+from ..services import mark_decided
 from . import revisions
 
 # How often a client that cannot listen (subscriptions/listen) may ask: an owner decides in
@@ -49,37 +50,36 @@ def task_for(principal: Principal, proposal: Proposal, *, origin: str) -> TaskSt
         except IntegrityError:  # a concurrent retry stored it first
             task = ProposalTask.objects.get(**fields)
     task.proposal = proposal
-    return state_of(task, principal.user, origin=origin)
+    return state_of(task, origin=origin)
 
 
 def read_tasks(principal: Principal, task_ids: Sequence[str], *, origin: str) -> dict:
     """The caller's tasks among `task_ids`, by id; other tokens' ids, unknown ones and tasks
     kept past their time are left out (NotFound for each, to the caller: never "not yours")."""
-    tasks = ProposalTask.objects.filter(
-        pk__in=list(task_ids), connection=principal.token_key, caller=principal.user
-    ).select_related("proposal", "proposal__decided_by")
-    found = {}
     now = timezone.now()
-    for task in tasks:
-        if (expires := expires_at(task)) is not None and expires <= now:
-            continue
-        try:
-            found[task.pk] = state_of(task, principal.user, origin=origin)
-        except NotFound:  # the caller lost the Room since
-            continue
-    return found
+    return {
+        task.pk: state_of(task, origin=origin)
+        for task in callers_tasks(principal).filter(pk__in=list(task_ids))
+        if (expires := expires_at(task)) is None or expires > now
+    }
+
+
+def callers_tasks(principal: Principal):
+    """The tasks the caller's token made, on proposals the caller may still read (the rule
+    read_proposal answers by)."""
+    return ProposalTask.objects.filter(
+        connection=principal.token_key,
+        caller=principal.user,
+        proposal__in=Proposal.objects.readable_by(principal.user),
+    ).select_related("proposal", "proposal__decided_by")
 
 
 def list_tasks(principal: Principal, start: int, limit: int, *, origin: str):
     """A page of the caller's tasks, newest first (2025-11-25's tasks/list)."""
-    rows = list(
-        ProposalTask.objects.filter(connection=principal.token_key, caller=principal.user)
-        .select_related("proposal", "proposal__decided_by")
-        .order_by("-created_at", "pk")[start : start + limit + 1]
-    )
+    rows = list(callers_tasks(principal).order_by("-created_at", "pk")[start : start + limit + 1])
     now = timezone.now()
     states = [
-        state_of(task, principal.user, origin=origin)
+        state_of(task, origin=origin)
         for task in rows[:limit]
         if (expires := expires_at(task)) is None or expires > now
     ]
@@ -108,7 +108,7 @@ def decided_at(proposal: Proposal) -> datetime | None:
     return None if proposal.is_pending else proposal.decided_at
 
 
-def state_of(task: ProposalTask, user, *, origin: str) -> TaskState:
+def state_of(task: ProposalTask, *, origin: str) -> TaskState:
     """The task in the extension's words (DetailedTask), read from its proposal."""
     proposal = task.proposal
     review_url = origin + proposal.get_absolute_url()
@@ -135,7 +135,7 @@ def state_of(task: ProposalTask, user, *, origin: str) -> TaskState:
             f"You withdrew this proposal; nothing is in the Room: {review_url}"
         )
     else:
-        data = revisions.read_proposal(user, proposal.pk)
+        data = revisions.review_of(proposal)
         data["review_url"] = review_url
         data["next_step"] = next_step(proposal, data)
         detail["status"] = "completed"
@@ -203,12 +203,7 @@ def withdraw_proposal(*, caller: User, proposal_id) -> Proposal:
             code="already_decided",
             field="proposal_id",
         )
-    now = timezone.now()
-    changed = Proposal.objects.filter(pk=pk, status=Proposal.Status.PENDING).update(
-        status=Proposal.Status.WITHDRAWN, decided_by=caller, decided_at=now
-    )
-    if changed != 1:
-        raise Conflict("This proposal was decided meanwhile", code="already_decided")
+    now = mark_decided(proposal, Proposal.Status.WITHDRAWN, by=caller)
     events.append_room_event(
         room=room,
         type=events.PROPOSAL_WITHDRAWN,

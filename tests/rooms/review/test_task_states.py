@@ -1,6 +1,7 @@
 """A proposal's task read back through rooms/review/tasks.py, the functions the MCP task methods
 call: what a superseded proposal's task says, that tasks kept past their time or read through a
-token confined to another project are left out, and what withdrawing refuses."""
+token confined to another project (pending or decided) are left out, and what withdrawing
+refuses."""
 
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -74,16 +75,26 @@ def test_a_task_decided_longer_ago_than_it_is_kept_is_left_out(principal, propos
     assert ProposalTask.objects.filter(pk=task_id).exists()  # left out, not deleted
 
 
-def test_a_decided_task_read_through_a_token_confined_to_another_project_is_left_out(
-    principal, proposal, owner, agent
+@pytest.mark.parametrize("decided", [True, False], ids=["decided", "pending"])
+def test_a_task_read_through_a_token_confined_to_another_project_is_left_out(
+    principal, proposal, owner, agent, decided
 ):
+    """The rule read_proposal answers by, whatever the task's state: a pending task is not
+    read past it either."""
     task_id = tasks.task_for(principal, proposal, origin=ORIGIN).detail["taskId"]
-    approve_proposal(owner=owner, proposal_id=proposal.pk)
-    assert read(principal, task_id)["status"] == "completed"
+    if decided:
+        approve_proposal(owner=owner, proposal_id=proposal.pk)
+    assert read(principal, task_id)["status"] == ("completed" if decided else "working")
     elsewhere = Project.objects.create(name="Elsewhere")
     confined = replace(principal, project_id=elsewhere.pk)
     setattr(agent, PRINCIPAL_ATTRIBUTE, confined)  # as authenticate_bearer marks the user
     assert read(confined, task_id) is None
+    assert tasks.list_tasks(confined, 0, 10, origin=ORIGIN) == ([], False)
+    with pytest.raises(NotFound):
+        tasks.cancel_task(confined, task_id, origin=ORIGIN)
+    assert Proposal.objects.get(pk=proposal.pk).status == (
+        Proposal.Status.APPROVED if decided else Proposal.Status.PENDING
+    )
 
 
 def test_withdrawing_a_proposal_nobody_made_is_not_found(agent):
