@@ -40,6 +40,26 @@ def stored_unchecked(room, agent, *, files=None, version=None, name="Old app"):
     )
 
 
+def proposal_rows(room, agent, numbers, **fields):
+    """Snippet proposals "App n" for each n of `numbers`, written as rows in one query (`fields`:
+    their status and decision): what years of proposals leave, for tests of what reads them.
+    Returns them in the order of `numbers`."""
+    return Proposal.objects.bulk_create(
+        Proposal(
+            room=room,
+            kind=Proposal.Kind.SNIPPET,
+            name=f"App {n}",
+            files={"src/App.tsx": f"export default () => <p>{n}</p>;\n"},
+            content_hash=f"{n:064x}",
+            file_count=1,
+            total_bytes=30,
+            proposed_by=agent,
+            **fields,
+        )
+        for n in numbers
+    )
+
+
 def changed(files, marker):
     return {**files, "src/App.tsx": files["src/App.tsx"] + f"\n// {marker}\n"}
 

@@ -12,7 +12,7 @@ from rooms.launcher.tabs import remove_app
 from rooms.models import LauncherApp, Proposal
 from rooms.services import approve_proposal
 from tests.refusals import refused_by_view
-from tests.rooms.helpers import propose
+from tests.rooms.helpers import proposal_rows, propose
 
 
 @pytest.fixture
@@ -74,22 +74,13 @@ def test_anonymous_is_sent_to_login(client, room):
 def apps_in_bulk(room, owner, agent, count, start=0):
     """`count` approved apps at positions start.., written as rows (the Room page only reads
     them): what years of approvals leave in a Room. Returns them in position order."""
-    now = timezone.now()
-    approved = Proposal.objects.bulk_create(
-        Proposal(
-            room=room,
-            kind=Proposal.Kind.SNIPPET,
-            name=f"App {n}",
-            files={"src/App.tsx": f"export default () => <p>{n}</p>;\n"},
-            content_hash=f"{n:064x}",
-            file_count=1,
-            total_bytes=30,
-            proposed_by=agent,
-            status=Proposal.Status.APPROVED,
-            decided_by=owner,
-            decided_at=now,
-        )
-        for n in range(start, start + count)
+    approved = proposal_rows(
+        room,
+        agent,
+        range(start, start + count),
+        status=Proposal.Status.APPROVED,
+        decided_by=owner,
+        decided_at=timezone.now(),
     )
     return LauncherApp.objects.bulk_create(
         LauncherApp(

@@ -10,7 +10,7 @@ from django.utils import timezone
 from osfoundry.auth import authenticate_bearer
 from rooms.models import Proposal
 from rooms.services import approve_proposal
-from tests.rooms.helpers import propose
+from tests.rooms.helpers import proposal_rows, propose
 
 
 def test_owner_sees_pending_proposals_across_rooms_newest_first(
@@ -86,20 +86,7 @@ def test_anonymous_inbox_redirects_to_login(client, db):
 def pending_in_bulk(room, agent, count, via=""):
     """`count` pending proposals, written as rows (what is read is what is tested here), a
     minute apart and older than any proposed by the test itself: newest first is `made`."""
-    made = Proposal.objects.bulk_create(
-        Proposal(
-            room=room,
-            kind=Proposal.Kind.SNIPPET,
-            name=f"App {n}",
-            files={"src/App.tsx": f"export default () => <p>{n}</p>;\n"},
-            content_hash=f"{n:064x}",
-            file_count=1,
-            total_bytes=30,
-            proposed_by=agent,
-            proposed_via=via,
-        )
-        for n in range(count)
-    )
+    made = proposal_rows(room, agent, range(count), proposed_via=via)
     start = timezone.now() - timedelta(days=1)
     for n, proposal in enumerate(made):  # created_at is set on insert: moved back after
         Proposal.objects.filter(pk=proposal.pk).update(created_at=start - timedelta(minutes=n))
