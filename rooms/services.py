@@ -422,6 +422,20 @@ def mark_decided(proposal: Proposal, status: str, *, by: User, **fields) -> date
     return now
 
 
+def announce_decision(proposal: Proposal, event: str, *, by: User, at: datetime, **extra) -> None:
+    """The Room event of an owner's decision: who decided, when, and what else it says."""
+    events.append_room_event(
+        room=proposal.room,
+        type=event,
+        payload={
+            "proposal_id": str(proposal.pk),
+            "decided_by": by.get_username(),
+            "decided_at": at.isoformat(),
+            **extra,
+        },
+    )
+
+
 @transaction.atomic
 def approve_proposal(
     *,
@@ -444,16 +458,11 @@ def approve_proposal(
         app = tabs.lock_app(proposal.app_id)
         tabs.refuse_unless_current(app, base_revision or proposal.base_revision)
     now = mark_decided(proposal, Proposal.Status.APPROVED, by=owner)
-    decided = {"decided_by": owner.get_username(), "decided_at": now.isoformat()}
     if app is None:
         app = tabs.add_app(proposal, owner=owner, at=now)
     else:
         tabs.replace_content(app, proposal, owner=owner, at=now)
-    events.append_room_event(
-        room=proposal.room,
-        type=events.PROPOSAL_APPROVED,
-        payload={"proposal_id": str(proposal.pk), "instance_id": str(app.pk), **decided},
-    )
+    announce_decision(proposal, events.PROPOSAL_APPROVED, by=owner, at=now, instance_id=str(app.pk))
     tabs.record_revision(app, proposal, owner=owner, created=not proposal.is_update)
     return app
 
@@ -472,15 +481,6 @@ def decline_proposal(
     )
     assert isinstance(owner, User)  # lock_pending_for_owner let only the Room's owner through
     now = mark_decided(proposal, Proposal.Status.DECLINED, by=owner, decline_reason=reason)
-    events.append_room_event(
-        room=proposal.room,
-        type=events.PROPOSAL_DECLINED,
-        payload={
-            "proposal_id": str(proposal.pk),
-            "decided_by": owner.get_username(),
-            "decided_at": now.isoformat(),
-            "reason": reason,
-        },
-    )
+    announce_decision(proposal, events.PROPOSAL_DECLINED, by=owner, at=now, reason=reason)
     proposal.refresh_from_db()
     return proposal

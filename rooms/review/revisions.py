@@ -218,16 +218,13 @@ def request_changes(
     ReviewComment.objects.bulk_create(
         ReviewComment(proposal=proposal, author=owner, **comment) for comment in clean
     )
-    events.append_room_event(
-        room=proposal.room,
-        type=events.PROPOSAL_CHANGES_REQUESTED,
-        payload={
-            "proposal_id": str(proposal.pk),
-            "decided_by": owner.get_username(),
-            "decided_at": now.isoformat(),
-            "reason": summary,
-            "comment_count": len(clean),
-        },
+    services.announce_decision(
+        proposal,
+        events.PROPOSAL_CHANGES_REQUESTED,
+        by=owner,
+        at=now,
+        reason=summary,
+        comment_count=len(clean),
     )
     proposal.refresh_from_db()
     return proposal
