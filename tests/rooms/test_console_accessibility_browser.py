@@ -11,9 +11,6 @@ Playwright evaluates axe.min.js in each page through the DevTools protocol, whic
 Content-Security-Policy does not govern. Without npm the tests skip, except in CI.
 """
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -28,6 +25,7 @@ from osfoundry.auth import authenticate_bearer
 from rooms.models import Repository, RepositoryVersion
 from rooms.review.revisions import propose_update, request_changes
 from rooms.services import approve_proposal, decline_proposal, propose_repo_version
+from tests.npmtools import installed
 from tests.rooms.console_pages import open_page
 from tests.rooms.helpers import changed
 from tests.rooms.test_console_browser import (  # noqa: F401 - fixtures
@@ -39,7 +37,6 @@ from tests.rooms.test_console_browser import (  # noqa: F401 - fixtures
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TOOLS = Path(settings.BASE_DIR) / "tools" / "axe-core"
-INSTALLED = TOOLS / "node_modules" / ".installed"
 INSTALL_SECONDS = 300
 # What the console must not have: axe's two worst impacts ("moderate" and "minor" are reported
 # by the run, not failed on).
@@ -48,30 +45,10 @@ BLOCKING = {"serious", "critical"}
 RUN = "axe.run(document, {resultTypes: ['violations'], iframes: false})"
 
 
-def unavailable(reason: str):
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (required in CI)")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def axe_source() -> str:
-    lock = TOOLS / "package-lock.json"
-    if not INSTALLED.exists() or INSTALLED.stat().st_mtime < lock.stat().st_mtime:
-        npm = shutil.which("npm")
-        if npm is None:
-            unavailable("npm is not installed, so axe-core cannot be")
-        command = [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
-        try:
-            done = subprocess.run(
-                command, cwd=TOOLS, capture_output=True, text=True, timeout=INSTALL_SECONDS
-            )
-        except subprocess.TimeoutExpired:
-            unavailable(f"npm ci in {TOOLS} took over {INSTALL_SECONDS} s")
-        if done.returncode != 0:
-            unavailable(f"npm ci in {TOOLS} failed: {done.stderr[-2000:]}")
-        INSTALLED.touch()
-    return (TOOLS / "node_modules" / "axe-core" / "axe.min.js").read_text()
+    node_modules = installed(TOOLS, "axe-core", timeout=INSTALL_SECONDS)
+    return (node_modules / "axe-core" / "axe.min.js").read_text()
 
 
 def violations(page, axe_source: str) -> list[str]:
