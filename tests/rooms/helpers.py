@@ -2,6 +2,7 @@
 
 from osfoundry.idempotency import canonical_hash
 from rooms.models import Proposal
+from rooms.registry.resolve import Node
 from rooms.review.revisions import propose_update
 from rooms.runtime.rules import text_bytes
 from rooms.services import propose_snippet
@@ -72,4 +73,23 @@ def update(app, agent, files, *, key="update-0001", name=None):
         files=files,
         idempotency_key=key,
         name=name,
+    )
+
+
+def node(path: str, version: str = "1.0.0") -> Node:
+    """A resolved package at `path` (node_modules/<name>, or nested), required by package.json:
+    no dependencies, no install script, nothing to fetch."""
+    return Node(
+        path=path,
+        name=path.rpartition("node_modules/")[2],
+        version=version,
+        integrity="",
+        shasum="",
+        tarball="",
+        unpacked_size=0,
+        dependencies={},
+        peers={},
+        deprecated="",
+        has_install_script=False,
+        required_by="package.json",
     )
