@@ -7,6 +7,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from rooms.models import Repository
 from tests import npmregistry
 from tests.browser import launch_chromium
 from tests.rooms import registry_packages
@@ -64,6 +65,11 @@ def page(context):
     page.console_messages = []
     page.on("console", lambda message: page.console_messages.append(message.text))
     return page
+
+
+@pytest.fixture
+def repository(project):
+    return Repository.objects.create(project=project, name="timer")
 
 
 @pytest.fixture

@@ -1,11 +1,12 @@
 """Small builders shared by the rooms tests."""
 
 from osfoundry.idempotency import canonical_hash
-from rooms.models import Proposal
+from rooms.git.repositories import Snapshot, pin_version
+from rooms.models import Proposal, Repository, RepositoryVersion
 from rooms.registry.resolve import Node
 from rooms.review.revisions import propose_update
 from rooms.runtime.rules import text_bytes
-from rooms.services import propose_snippet
+from rooms.services import propose_repo_version, propose_snippet
 
 # The smallest app the Room runs: its entry with a default export (tests/rooms/test_runnable_*).
 APP = "export default function App() {\n  return <p>Hello</p>;\n}\n"
@@ -15,6 +16,32 @@ def propose(room, agent, files, *, key="key-00001", name="Standup timer"):
     return propose_snippet(
         caller=agent, room_id=str(room.pk), name=name, files=files, idempotency_key=key
     ).proposal
+
+
+def propose_version(room, agent, version, key="repo-key-0001", *, name="Timer"):
+    """The proposal of the pinned repository `version` for `room`, by `agent`."""
+    return propose_repo_version(
+        caller=agent,
+        room_id=str(room.pk),
+        name=name,
+        repository_id=str(version.repository_id),
+        version_id=str(version.pk),
+        idempotency_key=key,
+    ).proposal
+
+
+def pin(repository, files, commit):
+    """Version `commit` * 40 of `repository` with `files`, pinned from main as a push pins one."""
+    snapshot = Snapshot(commit_hash=commit * 40, message=commit, author="A <a@e>", files=files)
+    return pin_version(repository=repository, snapshot=snapshot, ref="main").version
+
+
+def stored_version(project, files, commit_hash):
+    """A version row of a new repository "timer" of `project`: `files` and a README."""
+    repository = Repository.objects.create(project=project, name="timer")
+    return RepositoryVersion.objects.create(
+        repository=repository, commit_hash=commit_hash, files=files | {"README.md": "# Timer\n"}
+    )
 
 
 def stored_unchecked(room, agent, *, files=None, version=None, name="Old app"):

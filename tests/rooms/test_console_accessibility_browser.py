@@ -22,12 +22,11 @@ from agents.models import AgentProfile
 from agents.sending import send_channel_message
 from agents.services import create_channel
 from osfoundry.auth import authenticate_bearer
-from rooms.models import Repository, RepositoryVersion
 from rooms.review.revisions import propose_update, request_changes
-from rooms.services import approve_proposal, decline_proposal, propose_repo_version
+from rooms.services import approve_proposal, decline_proposal
 from tests.npmtools import installed
 from tests.rooms.console_pages import open_page
-from tests.rooms.helpers import changed
+from tests.rooms.helpers import changed, propose_version, stored_version
 from tests.rooms.test_console_browser import (  # noqa: F401 - fixtures
     browser,
     people,
@@ -96,18 +95,8 @@ def console(people, files):
         summary="One thing",
         comments=[{"path": "src/App.tsx", "line_start": 1, "line_end": 1, "body": "Why?"}],
     )
-    repository = Repository.objects.create(project=room.project, name="timer")
-    version = RepositoryVersion.objects.create(
-        repository=repository, commit_hash="f" * 40, files=files | {"README.md": "# Timer\n"}
-    )
-    repo = propose_repo_version(
-        caller=agent,
-        room_id=str(room.pk),
-        name="Timer from git",
-        repository_id=str(repository.pk),
-        version_id=str(version.pk),
-        idempotency_key="axe-repo-0001",
-    ).proposal
+    version = stored_version(room.project, files, "f" * 40)
+    repo = propose_version(room, agent, version, "axe-repo-0001", name="Timer from git")
     room.project.members.add(owner)
     from agents.tokens import create_access_token
 
