@@ -10,6 +10,20 @@ from rooms.services import propose_repo_version, propose_snippet
 
 # The smallest app the Room runs: its entry with a default export (tests/rooms/test_runnable_*).
 APP = "export default function App() {\n  return <p>Hello</p>;\n}\n"
+# An app importing a package the Room does not have, and the refusal word for word (it names what
+# is available, so the agent can fix the import in one retry).
+LEFT_PAD = 'import leftPad from "left-pad";\nexport default () => <p>{leftPad("1", 2)}</p>;\n'
+LEFT_PAD_REFUSED = (
+    "src/App.tsx:1:21: module 'left-pad' is not available in Rooms; an app imports its own "
+    "files (relative paths), react, react-dom, react-dom/client, react/jsx-runtime and the "
+    "curated packages chart.js (chart.js/auto, chart.js/helpers), clsx, d3, date-fns "
+    "(date-fns/<function>, date-fns/locale, date-fns/locale/<code>), framer-motion, lodash "
+    "(lodash/<function>), lucide-react, mathjs, papaparse, react-chartjs-2, recharts, "
+    "tailwindcss, three (three/addons/controls/OrbitControls.js, "
+    "three/examples/jsm/controls/OrbitControls.js), uuid, zustand (zustand/middleware, "
+    "zustand/react/shallow, zustand/shallow, zustand/vanilla, zustand/vanilla/shallow); copy "
+    "any other code you need into the app"
+)
 
 
 def propose(room, agent, files, *, key="key-00001", name="Standup timer"):
