@@ -9,10 +9,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # Debian's Chromium, driven by Playwright (never `playwright install`). Without the
 # background-networking flags it keeps trying hosts this machine's closed network refuses.
@@ -53,6 +56,43 @@ def database_url(settings_dict: dict) -> str:
     host = settings_dict["HOST"] or "127.0.0.1"
     port = f":{settings_dict['PORT']}" if settings_dict["PORT"] else ""
     return f"postgres://{auth}@{host}{port}/{quote(settings_dict['NAME'])}"
+
+
+def worker_env(name: str, **more: str) -> dict[str, str]:
+    """The environment of a uvicorn worker on pytest-django's test database: its DATABASE_URL,
+    CI's SECRET_KEY or else a long one named after `name`, no static manifest, 127.0.0.1 as its
+    host; `more` on top (REDIS_URL=..., say)."""
+    from django.conf import settings
+
+    return {
+        "DATABASE_URL": database_url(settings.DATABASES["default"]),
+        "SECRET_KEY": os.environ.get("SECRET_KEY") or f"{name}-" + "x" * 40,
+        "STATIC_MANIFEST": "0",
+        "ALLOWED_HOSTS": "127.0.0.1",
+    } | more
+
+
+@contextmanager
+def uvicorn_workers(env: dict[str, str], log_dir, *, count: int = 2, lifespan: str = "off"):
+    """`count` uvicorn processes of the project with `env`, as hosts behind a load balancer,
+    each logging warnings to `log_dir`/worker-<n>.log (no access log): their (process, base
+    URL) pairs. All are stopped on the way out, those started too should a later one fail."""
+    started = []
+    try:
+        for n in range(count):
+            started.append(
+                start_uvicorn(
+                    env=env,
+                    log_path=Path(log_dir) / f"worker-{n}.log",
+                    options=["--no-access-log", "--lifespan", lifespan],
+                    log_level="warning",
+                    cwd=ROOT,
+                )
+            )
+        yield started
+    finally:
+        for process, _url in started:
+            stop_process(process)
 
 
 def accepts_connections(base_url: str) -> bool:

@@ -1,3 +1,4 @@
+# ruff: noqa: F811 - the fixtures imported from tests/browser.py
 """The console's Messages end to end in headless Chromium against a live uvicorn server.
 
 A person opens a channel; an agent (the official `mcp` client) posts and the message appears
@@ -8,69 +9,30 @@ server's rule); a stranger sees nothing of the channel. Screenshots land in arti
 """
 
 import json
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.contrib.auth.hashers import make_password
-from django.db import connection
 
 from agents.models import AgentProfile, Message
 from agents.services import create_channel
 from osfoundry.auth import authenticate_bearer
+from tests.browser import (  # noqa: F401 - fixtures
+    TIMEOUT_MS,
+    browser,
+    give_browser_password,
+    screenshot,
+    sign_in,
+    uvicorn_server,
+)
 from tests.live import MCP_PATH
 from tests.mcpclient import call_tool
-from tests.servers import CHROMIUM, CHROMIUM_ARGS, database_url, start_uvicorn, stop_process
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-ARTIFACTS = Path(settings.BASE_DIR) / "artifacts"
-PASSWORD = "pw-browser-4711"
-TIMEOUT_MS = 15_000
 CASES = json.loads((Path(settings.BASE_DIR) / "agents" / "mention_cases.json").read_text())["cases"]
-
-
-@pytest.fixture(scope="module")
-def uvicorn_server(django_db_setup, django_db_blocker):
-    with django_db_blocker.unblock():
-        url = database_url(connection.settings_dict)
-    env = {"DATABASE_URL": url, "STATIC_MANIFEST": "0", "LOG_LEVEL": "WARNING"}
-    process, base_url = start_uvicorn(
-        env=env,
-        unset=["DJANGO_ALLOW_ASYNC_UNSAFE"],
-        options=["--no-access-log"],
-        cwd=settings.BASE_DIR,
-    )
-    yield base_url
-    stop_process(process)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is required in CI; run `make browser`")
-        pytest.skip(f"{CHROMIUM} is not installed; run `make browser`")
-    from playwright.sync_api import expect, sync_playwright
-
-    expect.set_options(timeout=TIMEOUT_MS)
-    # Playwright's sync API keeps an event loop in this thread; the ORM calls between browser
-    # steps are ordinary blocking calls.
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        yield browser
-        browser.close()
-    if previous is None:
-        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    else:
-        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture(autouse=True)
@@ -85,9 +47,7 @@ def _fast_passwords(settings):
 @pytest.fixture
 def network(owner, member, stranger, project, token_factory):
     """The owner's agent alice-claude and the member's bob-codex in #general; tokens for both."""
-    for user in (owner, member, stranger):
-        user.password = make_password(PASSWORD, hasher="pbkdf2_sha256")
-        user.save(update_fields=["password"])
+    give_browser_password(owner, member, stranger)
     project.members.add(owner, member)
     tokens, profiles = {}, {}
     for user, handle in ((owner, "alice-claude"), (member, "bob-codex")):
@@ -113,24 +73,13 @@ def login(browser, base, username, width=1280):
     context = browser.new_context(viewport={"width": width, "height": 900})
     OPEN_CONTEXTS.append(context)
     context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    page.goto(f"{base}/accounts/login/")
-    page.fill("#id_login", username)
-    page.fill("#id_password", PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{base}/")
-    return page
+    return sign_in(context.new_page(), base, username)
 
 
 def wait_for_messages_feed(page):
     from playwright.sync_api import expect
 
     expect(page.locator("html")).to_have_attribute("data-messages-feed", "open")
-
-
-def screenshot(page, name):
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
 
 
 def mcp(base, token, tool, arguments):

@@ -4,7 +4,6 @@ message sent through the other (one Redis subscription per process routes the wa
 import os
 import threading
 import uuid
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
@@ -19,9 +18,8 @@ from osfoundry.mcp.protocol import EXTERNAL_MCP_PATH
 from rooms.models import Room
 from tests.mcpclient import rpc
 from tests.polling import until
-from tests.servers import database_url, require, start_uvicorn, stop_process
+from tests.servers import require, uvicorn_workers, worker_env
 
-ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 
 
@@ -34,31 +32,10 @@ def workers(request, transactional_db, tmp_path):
     parts = urlsplit(REDIS_URL)
     require(parts.hostname or "127.0.0.1", parts.port or 6379, "Redis")
     prefix = f"test-{uuid.uuid4().hex[:12]}"
-    env = {
-        "DATABASE_URL": database_url(settings.DATABASES["default"]),
-        "REDIS_URL": REDIS_URL,
-        "REDIS_PREFIX": prefix,
-        "SECRET_KEY": os.environ.get("SECRET_KEY") or "two-process-test-" + "x" * 40,
-        "STATIC_MANIFEST": "0",
-        "ALLOWED_HOSTS": "127.0.0.1",
-    }
-    started = []
-    try:
-        for n in range(2):
-            started.append(
-                start_uvicorn(
-                    env=env,
-                    log_path=tmp_path / f"worker-{n}.log",
-                    options=["--no-access-log", "--lifespan", lifespan],
-                    log_level="warning",
-                    cwd=ROOT,
-                )
-            )
+    env = worker_env("two-process-test", REDIS_URL=REDIS_URL, REDIS_PREFIX=prefix)
+    with uvicorn_workers(env, tmp_path, lifespan=lifespan) as started:
         db = parts.path.strip("/") or "0"
         yield [url for _process, url in started], f"{prefix}:wakeups:{db}", prefix
-    finally:
-        for process, _url in started:
-            stop_process(process)
 
 
 def calls_counted(admin, prefix: str, token_key: str) -> int:

@@ -21,10 +21,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser import launch_chromium
 from tests.docs import blocks
 from tests.docs.newcomer import MakeRun, copy_checkout, first_approval, newcomer_env, reuse_venv
 from tests.polling import until
-from tests.servers import CHROMIUM, CHROMIUM_ARGS, free_port
+from tests.servers import free_port
 
 SCREENSHOTS = blocks.ROOT / "docs" / "screenshots"
 # A reader runs a block in a shell that stops at the first failing command; curl then fails on
@@ -77,18 +78,8 @@ def demo(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is required in CI; run `make browser`")
-        pytest.skip(f"{CHROMIUM} is not installed; run `make browser`")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
+    with launch_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 # Text that differs on every run of the demo (a content hash over fresh ids, a compile time, an

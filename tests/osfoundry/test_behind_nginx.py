@@ -11,27 +11,15 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 import redis
-from django.conf import settings
 from websockets.sync.client import connect as websocket_connect
 
 from agents.longpoll import PATH as WAIT_PATH
 from rooms.models import Proposal
 from tests.polling import HANG_GUARD_SECONDS, until
 from tests.proxy import deploy, require_nginx
-from tests.servers import database_url, require
+from tests.servers import require, worker_env
 
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
-
-
-def worker_env(prefix: str) -> dict[str, str]:
-    return {
-        "DATABASE_URL": database_url(settings.DATABASES["default"]),
-        "REDIS_URL": REDIS_URL,
-        "REDIS_PREFIX": prefix,
-        "SECRET_KEY": os.environ.get("SECRET_KEY") or "behind-nginx-test-" + "x" * 40,
-        "STATIC_MANIFEST": "0",
-        "ALLOWED_HOSTS": "127.0.0.1",
-    }
 
 
 @pytest.fixture
@@ -40,7 +28,9 @@ def behind_nginx(transactional_db, tmp_path):
     parts = urlsplit(REDIS_URL)
     require(parts.hostname or "127.0.0.1", parts.port or 6379, "Redis")
     prefix = f"test-{uuid.uuid4().hex[:12]}"
-    deployment = deploy(tmp_path, worker_env(prefix))
+    deployment = deploy(
+        tmp_path, worker_env("behind-nginx-test", REDIS_URL=REDIS_URL, REDIS_PREFIX=prefix)
+    )
     deployment.prefix = prefix  # type: ignore[attr-defined]
     yield deployment
     deployment.stop()

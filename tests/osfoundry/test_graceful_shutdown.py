@@ -4,37 +4,26 @@ console reconnects: static/rooms/feed.js gives up on 4401 and 4404 only), and th
 exits cleanly."""
 
 import json
-import os
 import signal
 import socket
 import threading
-from pathlib import Path
 
 import httpx
 import pytest
-from django.conf import settings
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as websocket_connect
 
 from agents.longpoll import PATH as WAIT_PATH
 from rooms.models import Proposal
 from tests.polling import until
-from tests.servers import database_url, start_uvicorn, stop_process
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.servers import ROOT, start_uvicorn, stop_process, worker_env
 
 
 @pytest.fixture
 def worker(transactional_db, tmp_path):
     """One uvicorn worker, with its start-up (lifespan) as in production; (process, url, log)."""
-    env = {
-        "DATABASE_URL": database_url(settings.DATABASES["default"]),
-        "SECRET_KEY": os.environ.get("SECRET_KEY") or "graceful-shutdown-test-" + "x" * 40,
-        "STATIC_MANIFEST": "0",
-        "ALLOWED_HOSTS": "127.0.0.1",
-    }
     process, url = start_uvicorn(
-        env=env,
+        env=worker_env("graceful-shutdown-test"),
         log_path=tmp_path / "worker.log",
         options=["--no-access-log", "--timeout-graceful-shutdown", "30"],
         cwd=ROOT,

@@ -2,7 +2,6 @@
 who asks, where Connect leads, and reach both buttons. Screenshots land in the git-ignored
 artifacts/ folder."""
 
-import os
 from pathlib import Path
 
 import httpx
@@ -10,8 +9,8 @@ import pytest
 from django.conf import settings
 from django.test import Client as DjangoClient
 
+from tests.browser import launch_chromium
 from tests.osfoundry.oauth_helpers import CHALLENGE
-from tests.servers import CHROMIUM, CHROMIUM_ARGS
 
 ARTIFACTS = Path(settings.BASE_DIR) / "artifacts"
 REDIRECT_URI = "https://evil.example/steal"
@@ -22,16 +21,8 @@ def chromium(monkeypatch):
     # Playwright's sync API keeps an asyncio loop in this thread; Django's async-safety check
     # would take the test's plain ORM calls for async code.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is required in CI (make browser)")
-        pytest.skip(f"{CHROMIUM} is not installed (make browser)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with launch_chromium() as browser:
         yield browser
-        browser.close()
 
 
 def consent_url(server) -> str:

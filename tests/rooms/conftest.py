@@ -1,16 +1,17 @@
 """Browser-test fixtures: a live uvicorn server on the test database, and headless Chromium;
 an npm registry of the tests' own."""
 
-import os
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.db import connection
 
+from rooms.models import Repository
 from tests import npmregistry
+from tests.browser import launch_chromium
 from tests.rooms import registry_packages
-from tests.servers import CHROMIUM, CHROMIUM_ARGS, database_url, start_uvicorn, stop_process
+from tests.servers import database_url, start_uvicorn, stop_process
 
 
 @pytest.fixture(scope="session")
@@ -46,16 +47,8 @@ def browser(live_server_url, monkeypatch):
     thread, which Django's async-safety check takes for async code: allow sync ORM calls
     for this test only (they really are synchronous)."""
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is required in CI (make browser)")
-        pytest.skip(f"{CHROMIUM} is not installed (make browser)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with launch_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 @pytest.fixture
@@ -72,6 +65,11 @@ def page(context):
     page.console_messages = []
     page.on("console", lambda message: page.console_messages.append(message.text))
     return page
+
+
+@pytest.fixture
+def repository(project):
+    return Repository.objects.create(project=project, name="timer")
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Helpers for the console's browser tests at the three window sizes owners use: a signed-in
 page at a size (a phone with touch), what overlaps what, and screenshots in artifacts/."""
 
-from tests.rooms.test_console_browser import ARTIFACTS, PASSWORD, TIMEOUT_MS
+from tests.browser import ARTIFACTS, TIMEOUT_MS, sign_in
 
 # Width, height and whether it is a phone (touch, no hover): the sizes issue 35 names.
 SIZES = {
@@ -21,11 +21,7 @@ def open_page(browser, base, username, size="1280x800", *, login=True):
     page.native_dialogs = []
     page.on("dialog", lambda dialog: (page.native_dialogs.append(dialog.message), dialog.dismiss()))
     if login:
-        page.goto(f"{base}/accounts/login/")
-        page.fill("#id_login", username)
-        page.fill("#id_password", PASSWORD)
-        page.get_by_role("button", name="Log in").click()
-        page.wait_for_url(f"{base}/")
+        sign_in(page, base, username)
     return page
 
 

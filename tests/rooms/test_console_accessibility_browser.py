@@ -11,9 +11,6 @@ Playwright evaluates axe.min.js in each page through the DevTools protocol, whic
 Content-Security-Policy does not govern. Without npm the tests skip, except in CI.
 """
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -25,11 +22,11 @@ from agents.models import AgentProfile
 from agents.sending import send_channel_message
 from agents.services import create_channel
 from osfoundry.auth import authenticate_bearer
-from rooms.models import Repository, RepositoryVersion
 from rooms.review.revisions import propose_update, request_changes
-from rooms.services import approve_proposal, decline_proposal, propose_repo_version
+from rooms.services import approve_proposal, decline_proposal
+from tests.npmtools import installed
 from tests.rooms.console_pages import open_page
-from tests.rooms.helpers import changed
+from tests.rooms.helpers import changed, propose_version, stored_version
 from tests.rooms.test_console_browser import (  # noqa: F401 - fixtures
     browser,
     people,
@@ -39,7 +36,6 @@ from tests.rooms.test_console_browser import (  # noqa: F401 - fixtures
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TOOLS = Path(settings.BASE_DIR) / "tools" / "axe-core"
-INSTALLED = TOOLS / "node_modules" / ".installed"
 INSTALL_SECONDS = 300
 # What the console must not have: axe's two worst impacts ("moderate" and "minor" are reported
 # by the run, not failed on).
@@ -48,30 +44,10 @@ BLOCKING = {"serious", "critical"}
 RUN = "axe.run(document, {resultTypes: ['violations'], iframes: false})"
 
 
-def unavailable(reason: str):
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (required in CI)")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def axe_source() -> str:
-    lock = TOOLS / "package-lock.json"
-    if not INSTALLED.exists() or INSTALLED.stat().st_mtime < lock.stat().st_mtime:
-        npm = shutil.which("npm")
-        if npm is None:
-            unavailable("npm is not installed, so axe-core cannot be")
-        command = [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
-        try:
-            done = subprocess.run(
-                command, cwd=TOOLS, capture_output=True, text=True, timeout=INSTALL_SECONDS
-            )
-        except subprocess.TimeoutExpired:
-            unavailable(f"npm ci in {TOOLS} took over {INSTALL_SECONDS} s")
-        if done.returncode != 0:
-            unavailable(f"npm ci in {TOOLS} failed: {done.stderr[-2000:]}")
-        INSTALLED.touch()
-    return (TOOLS / "node_modules" / "axe-core" / "axe.min.js").read_text()
+    node_modules = installed(TOOLS, "axe-core", timeout=INSTALL_SECONDS)
+    return (node_modules / "axe-core" / "axe.min.js").read_text()
 
 
 def violations(page, axe_source: str) -> list[str]:
@@ -119,18 +95,8 @@ def console(people, files):
         summary="One thing",
         comments=[{"path": "src/App.tsx", "line_start": 1, "line_end": 1, "body": "Why?"}],
     )
-    repository = Repository.objects.create(project=room.project, name="timer")
-    version = RepositoryVersion.objects.create(
-        repository=repository, commit_hash="f" * 40, files=files | {"README.md": "# Timer\n"}
-    )
-    repo = propose_repo_version(
-        caller=agent,
-        room_id=str(room.pk),
-        name="Timer from git",
-        repository_id=str(repository.pk),
-        version_id=str(version.pk),
-        idempotency_key="axe-repo-0001",
-    ).proposal
+    version = stored_version(room.project, files, "f" * 40)
+    repo = propose_version(room, agent, version, "axe-repo-0001", name="Timer from git")
     room.project.members.add(owner)
     from agents.tokens import create_access_token
 

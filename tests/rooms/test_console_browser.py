@@ -1,3 +1,4 @@
+# ruff: noqa: F811 - the fixtures imported from tests/browser.py
 """End to end in headless Chromium against a live uvicorn server (osfoundry.asgi:application).
 
 An agent proposes through the REST API; the owner's open inbox shows it live; the owner reviews
@@ -6,76 +7,30 @@ the git-ignored artifacts/ folder.
 """
 
 import json
-import os
 import re
-from pathlib import Path
 
 import httpx
 import pytest
-from django.conf import settings
-from django.contrib.auth.hashers import make_password
-from django.db import connection
 
 from agents.tokens import create_access_token
 from rooms.models import LauncherApp, Proposal
-from tests.servers import CHROMIUM, CHROMIUM_ARGS, database_url, start_uvicorn, stop_process
+from tests.browser import (  # noqa: F401 - fixtures, and what the console's browser tests import
+    ARTIFACTS,
+    PASSWORD,
+    TIMEOUT_MS,
+    browser,
+    give_browser_password,
+    screenshot,
+    sign_in,
+    uvicorn_server,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-ARTIFACTS = Path(settings.BASE_DIR) / "artifacts"
-PASSWORD = "pw-browser-4711"
-TIMEOUT_MS = 15_000
-
-
-@pytest.fixture(scope="module")
-def uvicorn_server(django_db_setup, django_db_blocker):
-    with django_db_blocker.unblock():
-        url = database_url(connection.settings_dict)
-    env = {"DATABASE_URL": url, "STATIC_MANIFEST": "0", "LOG_LEVEL": "WARNING"}
-    process, base_url = start_uvicorn(
-        env=env,
-        unset=["DJANGO_ALLOW_ASYNC_UNSAFE"],
-        options=["--no-access-log"],
-        cwd=settings.BASE_DIR,
-    )
-    yield base_url
-    stop_process(process)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is required in CI; run `make browser`")
-        pytest.skip(f"{CHROMIUM} is not installed; run `make browser`")
-    from playwright.sync_api import expect, sync_playwright
-
-    expect.set_options(timeout=TIMEOUT_MS)
-
-    # Playwright's sync API keeps an event loop in this thread; the ORM calls the tests (and
-    # pytest-django's flush) make between browser steps are ordinary blocking calls.
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=CHROMIUM_ARGS,
-        )
-        yield browser
-        browser.close()
-    if previous is None:
-        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    else:
-        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture
 def people(owner, member, agent, room):
-    # The live server checks passwords with the production hashers.
-    for user in (owner, member):
-        user.password = make_password(PASSWORD, hasher="pbkdf2_sha256")
-        user.save(update_fields=["password"])
+    give_browser_password(owner, member)
     return {"owner": owner, "member": member, "agent": agent, "room": room}
 
 
@@ -88,14 +43,10 @@ def login(browser, base, username):
     context = browser.new_context(viewport={"width": 1360, "height": 900})
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
-    page.goto(f"{base}/accounts/login/")
     if not (ARTIFACTS / "login.png").exists():
+        page.goto(f"{base}/accounts/login/")
         screenshot(page, "login.png")
-    page.fill("#id_login", username)
-    page.fill("#id_password", PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{base}/")
-    return page
+    return sign_in(page, base, username)
 
 
 def wait_for_feed(page):
@@ -115,11 +66,6 @@ def propose_via_api(base, token, room, files, *, name="Standup timer", key="brow
     )
     assert response.status_code == 201, response.text
     return response.json()
-
-
-def screenshot(page, name):
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
 
 
 def test_proposal_reaches_the_inbox_then_the_member_tab_bar_live(

@@ -6,9 +6,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser import sign_in
 from tests.rooms.test_console_browser import (  # noqa: F401 - fixtures
     ARTIFACTS,
-    PASSWORD,
     agent_token,
     browser,
     people,
@@ -25,13 +25,7 @@ def page_for(chromium, base, username, *, width=1360, height=900, dark=False):
     context = chromium.new_context(
         viewport={"width": width, "height": height}, color_scheme="dark" if dark else "light"
     )
-    page = context.new_page()
-    page.goto(f"{base}/accounts/login/")
-    page.fill("#id_login", username)
-    page.fill("#id_password", PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{base}/")
-    return page
+    return sign_in(context.new_page(), base, username)
 
 
 def many_files(files):

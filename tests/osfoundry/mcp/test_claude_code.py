@@ -10,50 +10,24 @@ nothing but the package registries. Without npm or the package the tests skip, e
 """
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from osfoundry.mcp.protocol import MCPApp
+from tests.npmtools import installed, unavailable
 
 TOOLS = Path(__file__).resolve().parents[3] / "tools" / "claude-code"
-INSTALLED = TOOLS / "node_modules" / ".installed"
 # A first install downloads about 180 MB (about 8 s here); later ones come from npm's cache.
 INSTALL_SECONDS = 600
 RUN_SECONDS = 60
 
 
-def unavailable(reason: str):
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (required in CI)")
-    pytest.skip(reason)
-
-
-def install() -> None:
-    npm = shutil.which("npm")
-    if npm is None:
-        unavailable("npm is not installed, so Claude Code cannot be")
-    command = [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
-    try:
-        done = subprocess.run(
-            command, cwd=TOOLS, capture_output=True, text=True, timeout=INSTALL_SECONDS
-        )
-    except subprocess.TimeoutExpired:
-        unavailable(f"npm ci in {TOOLS} took over {INSTALL_SECONDS} s")
-    if done.returncode != 0:
-        unavailable(f"npm ci in {TOOLS} failed: {done.stderr[-2000:]}")
-    INSTALLED.touch()
-
-
 @pytest.fixture(scope="module")
 def claude() -> Path:
-    lock = TOOLS / "package-lock.json"
-    if not INSTALLED.exists() or INSTALLED.stat().st_mtime < lock.stat().st_mtime:
-        install()
-    binaries = sorted(TOOLS.glob("node_modules/@anthropic-ai/claude-code-*/claude"))
+    node_modules = installed(TOOLS, "Claude Code", timeout=INSTALL_SECONDS)
+    binaries = sorted(node_modules.glob("@anthropic-ai/claude-code-*/claude"))
     if not binaries:
         unavailable("npm installed no Claude Code binary for this platform")
     return binaries[0]

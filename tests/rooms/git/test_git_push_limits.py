@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from dulwich.objects import Blob, Tree
 
 from rooms.models import GitObject, GitRef, Repository, RepositoryVersion
@@ -28,9 +27,8 @@ from tests.rooms.gitpacks import (
     zeros_entry,
     zeros_id,
 )
-from tests.servers import database_url, start_uvicorn, stop_process
+from tests.servers import uvicorn_workers, worker_env
 
-ROOT = Path(__file__).resolve().parents[3]
 MAIN = b"refs/heads/main"
 MIB = 2**20
 
@@ -64,21 +62,8 @@ def peak_rss_bytes(pid: int) -> int:
 @pytest.fixture
 def worker(transactional_db, tmp_path):
     """One uvicorn process of its own: its peak memory is the server's alone."""
-    env = {
-        "DATABASE_URL": database_url(settings.DATABASES["default"]),
-        "SECRET_KEY": os.environ.get("SECRET_KEY") or "git-memory-test-" + "x" * 40,
-        "STATIC_MANIFEST": "0",
-        "ALLOWED_HOSTS": "127.0.0.1",
-    }
-    process, url = start_uvicorn(
-        env=env,
-        log_path=tmp_path / "worker.log",
-        options=["--no-access-log", "--lifespan", "off"],
-        log_level="warning",
-        cwd=ROOT,
-    )
-    yield process.pid, url
-    stop_process(process)
+    with uvicorn_workers(worker_env("git-memory-test"), tmp_path, count=1) as [(process, url)]:
+        yield process.pid, url
 
 
 def test_a_small_pack_of_200_mib_of_zeros_is_refused_without_the_worker_growing(

@@ -9,11 +9,6 @@ from rooms.git.store import ZERO_SHA, DatabaseObjectStore, DatabaseRefs
 from rooms.models import GitObject, Repository
 
 
-@pytest.fixture
-def repository(project):
-    return Repository.objects.create(project=project, name="timer")
-
-
 def blob(text: str) -> Blob:
     return Blob.from_string(text.encode())
 

@@ -1,43 +1,17 @@
 """Repositories live in the database: a push to one worker is cloned from another (two uvicorn
 processes on the test database, as two hosts behind a load balancer)."""
 
-import os
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 
 from rooms.models import RepositoryVersion
 from tests.rooms.gitclient import clone_url, git, write_files
-from tests.servers import database_url, start_uvicorn, stop_process
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.servers import uvicorn_workers, worker_env
 
 
 @pytest.fixture
 def workers(transactional_db, tmp_path):
-    env = {
-        "DATABASE_URL": database_url(settings.DATABASES["default"]),
-        "SECRET_KEY": os.environ.get("SECRET_KEY") or "two-worker-git-test-" + "x" * 40,
-        "STATIC_MANIFEST": "0",
-        "ALLOWED_HOSTS": "127.0.0.1",
-    }
-    started = []
-    try:
-        for n in range(2):
-            started.append(
-                start_uvicorn(
-                    env=env,
-                    log_path=tmp_path / f"worker-{n}.log",
-                    options=["--no-access-log", "--lifespan", "off"],
-                    log_level="warning",
-                    cwd=ROOT,
-                )
-            )
+    with uvicorn_workers(worker_env("two-worker-git-test"), tmp_path) as started:
         yield [url for _process, url in started]
-    finally:
-        for process, _url in started:
-            stop_process(process)
 
 
 def test_a_push_to_one_worker_is_cloned_from_the_other(

@@ -13,8 +13,8 @@ from rooms.runtime.rules import problem_at
 from rooms.runtime.runnable import RunCheck
 from rooms.services import propose_repo_version
 from tests.rooms.gitclient import clone_url, git, wait_for_verdict, write_files
+from tests.rooms.helpers import LEFT_PAD
 
-LEFT_PAD = 'import leftPad from "left-pad";\nexport default () => <p>{leftPad("1", 2)}</p>;\n'
 NOT_AVAILABLE = "src/App.tsx:1:21: module 'left-pad' is not available"
 
 

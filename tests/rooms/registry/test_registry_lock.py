@@ -11,8 +11,8 @@ import pytest
 from osfoundry.errors import Invalid
 from rooms.models import NpmPackage
 from rooms.registry import lock
-from rooms.registry.resolve import Node
 from tests.npmregistry import NpmRegistry
+from tests.rooms.helpers import node
 
 pytestmark = pytest.mark.django_db
 
@@ -88,23 +88,6 @@ def test_an_install_script_only_the_registry_reports_is_still_marked(registry):
     assert unpacked.install_scripts == ["install script (the registry says so)"]
 
 
-def node(name: str, version: str) -> Node:
-    return Node(
-        path=f"node_modules/{name}",
-        name=name,
-        version=version,
-        integrity="",
-        shasum="",
-        tarball="",
-        unpacked_size=0,
-        dependencies={},
-        peers={},
-        deprecated="",
-        has_install_script=False,
-        required_by="package.json",
-    )
-
-
 def test_advisories_that_are_not_objects_or_not_of_this_version_are_left_out():
     found = {
         "vuln": [
@@ -113,10 +96,10 @@ def test_advisories_that_are_not_objects_or_not_of_this_version_are_left_out():
             {"id": 9, "title": "Bad", "severity": "high", "url": "http://plain.example/9"},
         ]
     }
-    assert lock.advisories_of(found, node("vuln", "1.2.0")) == [
+    assert lock.advisories_of(found, node("node_modules/vuln", "1.2.0")) == [
         {"id": "9", "title": "Bad", "severity": "high", "url": "", "vulnerable_versions": "*"}
     ]
-    assert lock.advisories_of(None, node("vuln", "1.2.0")) == []
+    assert lock.advisories_of(None, node("node_modules/vuln", "1.2.0")) == []
 
 
 def test_a_stored_lock_answers_only_the_imports_resolved_when_proposed():

@@ -13,28 +13,11 @@ import pytest
 
 from rooms.registry import client, licenses, tarballs
 from rooms.registry.modules import Layout, Package, Target, exports_target
-from rooms.registry.resolve import Node, Tree, pick, spec_problem
+from rooms.registry.resolve import Tree, pick, spec_problem
 from tests.npmregistry import sri, tarball
+from tests.rooms.helpers import node
 
 # ------------------------------------------------------------------------- module resolution
-
-
-def node(path: str, version: str = "1.0.0") -> Node:
-    name = path.rpartition("node_modules/")[2]
-    return Node(
-        path=path,
-        name=name,
-        version=version,
-        integrity="",
-        shasum="",
-        tarball="",
-        unpacked_size=0,
-        dependencies={},
-        peers={},
-        deprecated="",
-        has_install_script=False,
-        required_by="package.json",
-    )
 
 
 def layout(*packages: tuple[str, dict, dict[str, str]]) -> Layout:

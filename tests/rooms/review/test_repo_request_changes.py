@@ -11,37 +11,17 @@ from django.urls import reverse
 
 from osfoundry.errors import Invalid
 from rooms import events
-from rooms.git.repositories import Snapshot, pin_version
-from rooms.models import Proposal, ProposalTask, Repository, ReviewComment, RoomEvent
+from rooms.models import Proposal, ProposalTask, ReviewComment, RoomEvent
 from rooms.review.revisions import read_proposal, request_changes
-from rooms.services import propose_repo_version
 from tests.mcpclient import call_tool
 from tests.mcptasks import listening, propose_as_task, tasks_client
+from tests.rooms.helpers import pin, propose_version
 
 COMMENT = {"path": "src/App.tsx", "line_start": 2, "line_end": 3, "body": "Import the tokens"}
 
 
-@pytest.fixture
-def repository(project):
-    return Repository.objects.create(project=project, name="timer")
-
-
 def version_of(repository, files, commit):
-    snapshot = Snapshot(
-        commit_hash=commit * 40, message=commit, author="A <a@e>", files=files | {"README.md": "x"}
-    )
-    return pin_version(repository=repository, snapshot=snapshot, ref="main").version
-
-
-def propose(room, agent, version, key):
-    return propose_repo_version(
-        caller=agent,
-        room_id=str(room.pk),
-        name="Timer",
-        repository_id=str(version.repository_id),
-        version_id=str(version.pk),
-        idempotency_key=key,
-    ).proposal
+    return pin(repository, files | {"README.md": "x"}, commit)
 
 
 def fixed(files):
@@ -51,7 +31,7 @@ def fixed(files):
 def test_the_owner_requests_changes_on_a_repository_proposal_line_by_line(
     room, owner, agent, repository, files, django_capture_on_commit_callbacks
 ):
-    proposal = propose(room, agent, version_of(repository, files, "a"), "repo-key-1")
+    proposal = propose_version(room, agent, version_of(repository, files, "a"), "repo-key-1")
     with django_capture_on_commit_callbacks(execute=True):
         sent_back = request_changes(
             owner=owner,
@@ -83,9 +63,9 @@ def test_the_owner_requests_changes_on_a_repository_proposal_line_by_line(
 def test_the_next_version_continues_the_card_as_its_second_revision(
     client, room, owner, agent, repository, files
 ):
-    first = propose(room, agent, version_of(repository, files, "a"), "repo-key-1")
+    first = propose_version(room, agent, version_of(repository, files, "a"), "repo-key-1")
     request_changes(owner=owner, proposal_id=first.pk, summary="", comments=[COMMENT])
-    second = propose(room, agent, version_of(repository, fixed(files), "b"), "repo-key-2")
+    second = propose_version(room, agent, version_of(repository, fixed(files), "b"), "repo-key-2")
     assert second.previous_id == first.pk and second.iteration == 2 and second.is_pending
     first.refresh_from_db()
     assert first.status == Proposal.Status.CHANGES_REQUESTED  # its decision stays on record
@@ -106,10 +86,10 @@ def test_the_same_version_again_is_refused_while_changes_are_requested(
     room, owner, agent, repository, files
 ):
     version = version_of(repository, files, "a")
-    first = propose(room, agent, version, "repo-key-1")
+    first = propose_version(room, agent, version, "repo-key-1")
     request_changes(owner=owner, proposal_id=first.pk, summary="Smaller, please")
     with pytest.raises(Invalid) as caught:
-        propose(room, agent, version, "repo-key-2")
+        propose_version(room, agent, version, "repo-key-2")
     assert (caught.value.code, caught.value.field) == ("unchanged", "version_id")
     assert caught.value.message == (
         "version_id: revision 1 of “Timer” is this version, and its owner requested changes; "
@@ -121,17 +101,17 @@ def test_the_same_version_again_is_refused_while_changes_are_requested(
 def test_another_agents_version_starts_a_card_of_its_own(
     room, owner, agent, member, repository, files
 ):
-    first = propose(room, agent, version_of(repository, files, "a"), "repo-key-1")
+    first = propose_version(room, agent, version_of(repository, files, "a"), "repo-key-1")
     request_changes(owner=owner, proposal_id=first.pk, summary="Smaller, please")
     room.project.members.add(member)
-    other = propose(room, member, version_of(repository, fixed(files), "b"), "repo-key-2")
+    other = propose_version(room, member, version_of(repository, fixed(files), "b"), "repo-key-2")
     assert other.previous_id is None and other.iteration == 1
 
 
 def test_a_repository_card_sends_its_line_comments_as_the_snippet_card_does(
     client, room, owner, agent, repository, files
 ):
-    proposal = propose(room, agent, version_of(repository, files, "a"), "repo-key-1")
+    proposal = propose_version(room, agent, version_of(repository, files, "a"), "repo-key-1")
     client.force_login(owner)
     response = client.post(
         reverse("rooms:request_changes", args=[proposal.pk]),
@@ -146,7 +126,7 @@ def test_a_repository_card_sends_its_line_comments_as_the_snippet_card_does(
     assert proposal.status == Proposal.Status.CHANGES_REQUESTED
     assert proposal.comments.count() == 1
     # A comment on a file the Room does not run is refused with the field, and nothing stored.
-    other = propose(room, agent, version_of(repository, fixed(files), "b"), "repo-key-2")
+    other = propose_version(room, agent, version_of(repository, fixed(files), "b"), "repo-key-2")
     refused = client.post(
         reverse("rooms:request_changes", args=[other.pk]),
         {
@@ -166,7 +146,7 @@ def test_the_agent_reads_the_review_over_mcp_and_answers_with_the_next_version(
     asgi_server, room, owner, agent, repository, files, token_factory
 ):
     token = token_factory(agent)
-    first = propose(room, agent, version_of(repository, files, "a"), "repo-key-1")
+    first = propose_version(room, agent, version_of(repository, files, "a"), "repo-key-1")
     request_changes(owner=owner, proposal_id=first.pk, summary="One thing", comments=[COMMENT])
     review = call_tool(
         asgi_server.mcp_url, token, "read_room_proposal", {"proposal_id": str(first.pk)}

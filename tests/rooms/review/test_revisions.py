@@ -12,15 +12,13 @@ from rooms.models import (
     LauncherApp,
     Proposal,
     ProposalKey,
-    Repository,
-    RepositoryVersion,
     ReviewComment,
     Room,
 )
 from rooms.review import revisions
 from rooms.review.revisions import propose_update, read_proposal, request_changes, revise_proposal
-from rooms.services import approve_proposal, decline_proposal, propose_repo_version
-from tests.rooms.helpers import changed, propose, update
+from rooms.services import approve_proposal, decline_proposal
+from tests.rooms.helpers import changed, propose, propose_version, stored_version, update
 
 
 @pytest.fixture
@@ -365,18 +363,8 @@ def test_a_comment_on_a_file_the_next_revision_removed_is_outdated(room, owner, 
 
 @pytest.fixture
 def repo_proposal(room, agent, files):
-    repository = Repository.objects.create(project=room.project, name="timer")
-    version = RepositoryVersion.objects.create(
-        repository=repository, commit_hash="a" * 40, files=files | {"README.md": "# Timer\n"}
-    )
-    return propose_repo_version(
-        caller=agent,
-        room_id=str(room.pk),
-        name="Timer from repo",
-        repository_id=str(repository.pk),
-        version_id=str(version.pk),
-        idempotency_key="repo-key-0001",
-    ).proposal
+    version = stored_version(room.project, files, "a" * 40)
+    return propose_version(room, agent, version, "repo-key-0001", name="Timer from repo")
 
 
 def revise(caller, proposal, files, key="revise-0001"):

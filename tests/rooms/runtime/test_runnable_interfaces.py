@@ -11,23 +11,12 @@ from rooms.models import Proposal, Repository, RepositoryVersion
 from rooms.runtime import runnable
 from rooms.services import propose_repo_version
 from tests.mcpclient import call_tool, rpc
-from tests.rooms.helpers import APP, stored_unchecked
+from tests.rooms.helpers import APP, LEFT_PAD, LEFT_PAD_REFUSED, stored_unchecked
 
-LEFT_PAD = 'import leftPad from "left-pad";\nexport default () => <p>{leftPad("1", 2)}</p>;\n'
 REFUSAL = {
     "code": "not_runnable",
     # Word for word: what is available, so the agent can fix the import in one retry.
-    "message": (
-        "src/App.tsx:1:21: module 'left-pad' is not available in Rooms; an app imports its own "
-        "files (relative paths), react, react-dom, react-dom/client, react/jsx-runtime and the "
-        "curated packages chart.js (chart.js/auto, chart.js/helpers), clsx, d3, date-fns "
-        "(date-fns/<function>, date-fns/locale, date-fns/locale/<code>), framer-motion, lodash "
-        "(lodash/<function>), lucide-react, mathjs, papaparse, react-chartjs-2, recharts, "
-        "tailwindcss, three (three/addons/controls/OrbitControls.js, "
-        "three/examples/jsm/controls/OrbitControls.js), uuid, zustand (zustand/middleware, "
-        "zustand/react/shallow, zustand/shallow, zustand/vanilla, zustand/vanilla/shallow); copy "
-        "any other code you need into the app"
-    ),
+    "message": LEFT_PAD_REFUSED,
     "field": "files.src/App.tsx",
 }
 

@@ -7,9 +7,7 @@ from rooms.models import Proposal, ProposalKey, Repository, RepositoryVersion, R
 from rooms.runtime import runnable
 from rooms.runtime.jsengine import EngineTimeout
 from rooms.services import CARD_FILES_WARNING, propose_repo_version, propose_snippet
-from tests.rooms.helpers import APP
-
-LEFT_PAD = 'import leftPad from "left-pad";\nexport default () => <p>{leftPad("1", 2)}</p>;\n'
+from tests.rooms.helpers import APP, LEFT_PAD, LEFT_PAD_REFUSED
 
 
 def propose(room, agent, files, key="run-key-0001"):
@@ -46,17 +44,7 @@ def test_an_unknown_package_is_refused_with_its_position_and_the_fix(room, agent
     assert refused.value.code == "not_runnable"
     assert refused.value.field == "files.src/App.tsx"
     # Word for word: the package, and what is available instead.
-    assert refused.value.message == (
-        "src/App.tsx:1:21: module 'left-pad' is not available in Rooms; an app imports its own "
-        "files (relative paths), react, react-dom, react-dom/client, react/jsx-runtime and the "
-        "curated packages chart.js (chart.js/auto, chart.js/helpers), clsx, d3, date-fns "
-        "(date-fns/<function>, date-fns/locale, date-fns/locale/<code>), framer-motion, lodash "
-        "(lodash/<function>), lucide-react, mathjs, papaparse, react-chartjs-2, recharts, "
-        "tailwindcss, three (three/addons/controls/OrbitControls.js, "
-        "three/examples/jsm/controls/OrbitControls.js), uuid, zustand (zustand/middleware, "
-        "zustand/react/shallow, zustand/shallow, zustand/vanilla, zustand/vanilla/shallow); copy "
-        "any other code you need into the app"
-    )
+    assert refused.value.message == LEFT_PAD_REFUSED
     assert_nothing_stored()
 
 
