@@ -182,7 +182,10 @@
     insertInOrder(launcher, tab, position);
     syncEmpty();
     // The Apps table shows a page of the apps: a new one joins only the last page's rows.
-    if (!("lastPage" in appRows.dataset)) return;
+    if (!("lastPage" in appRows.dataset)) {
+      syncTable();
+      return;
+    }
 
     const row = document.createElement("tr");
     row.dataset.instanceId = event.instance_id;
@@ -228,9 +231,26 @@
       row.appendChild(actions);
     }
     insertInOrder(appRows, row, position);
-    // Numbered through the Room, as the page's rows are.
-    const before = row.previousElementSibling?.querySelector(".num");
-    number.textContent = String(before ? Number(before.textContent) + 1 : 1);
+    syncTable();
+  }
+
+  // The table's rows are numbered through the Room, as the tab bar orders every app: after a
+  // tab comes, goes or moves, each row takes its tab's place, and the pager says what the rows
+  // on screen now are (which apps a page holds changes on the next load).
+  function syncTable() {
+    const places = new Map(tabs().map((tab, index) => [tab.dataset.instanceId, index + 1]));
+    const shown = [];
+    Array.from(appRows.children).forEach((row) => {
+      const place = places.get(row.dataset.instanceId);
+      const number = row.querySelector(".num");
+      if (!place || !number) return;
+      number.textContent = String(place);
+      shown.push(place);
+    });
+    const summary = root.querySelector("[data-pager-summary]");
+    if (!summary) return;
+    const total = `${places.size} app${places.size === 1 ? "" : "s"}`;
+    summary.textContent = shown.length ? `${Math.min(...shown)}–${Math.max(...shown)} of ${total}` : total;
   }
 
   function setName(instanceId, name) {
@@ -264,6 +284,7 @@
     byInstance(appRows, event.instance_id)?.remove();
     if (!launcher.querySelector("[tabindex='0']")) rove(tabs()[0]);
     syncEmpty();
+    syncTable();
   }
 
   function reorder(event) {
@@ -275,9 +296,8 @@
         el.dataset.position = String(index);
         container.appendChild(el);
       });
-      const number = byInstance(appRows, instanceId)?.querySelector(".num");
-      if (number) number.textContent = String(index + 1);
     });
+    syncTable();
   }
 
   window.osfFeed.openRoomFeed(root.dataset.roomId, root.dataset.afterSequence, (event) => {

@@ -28,6 +28,7 @@ from tests.rooms.test_console_browser import (  # noqa: F401 - fixtures
     browser,
     people,
     uvicorn_server,
+    wait_for_feed,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -316,3 +317,49 @@ def test_a_room_of_60_apps_pages_its_table_and_says_its_tab_bar_holds_more(
     bar, tab = box(launcher), box(selected)
     assert bar["x"] - 1 <= tab["x"] and tab["x"] + tab["width"] <= bar["x"] + bar["width"] + 1
     page.context.close()
+
+
+def row_numbers(page) -> list[str]:
+    return page.locator("[data-app-rows] td.num").all_inner_texts()
+
+
+def test_a_paged_apps_table_numbers_its_rows_and_counts_the_room_live(
+    uvicorn_server, browser, people
+):
+    """Removing and restoring a tab renumbers every open page's rows by the tab bar's order,
+    and each pager says what its rows now are: no gap, no stale total."""
+    from tests.rooms.launcher.test_console_room import apps_in_bulk
+
+    room, agent, owner = people["room"], people["agent"], people["owner"]
+    apps_in_bulk(room, owner, agent, 60)
+    first, last = (open_page(browser, uvicorn_server, "member") for _ in range(2))
+    first.goto(f"{uvicorn_server}/rooms/{room.pk}/")
+    last.goto(f"{uvicorn_server}/rooms/{room.pk}/?page=2")
+    for page in (first, last):
+        wait_for_feed(page)
+    assert row_numbers(first) == [str(n) for n in range(1, 51)]
+    assert row_numbers(last) == [str(n) for n in range(51, 61)]
+
+    owner_page = open_page(browser, uvicorn_server, "owner")
+    owner_page.goto(f"{uvicorn_server}/rooms/{room.pk}/")
+    owner_page.get_by_role("button", name="Remove “App 2” from the launcher").click()
+    expect(owner_page.get_by_role("button", name="Restore “App 2”")).to_be_visible()
+
+    expect(first.locator("[data-app-rows] tr")).to_have_count(49)
+    expect(first.locator("[data-pager-summary]")).to_have_text("1–49 of 59 apps")
+    expect(first.locator("[data-launcher-all]")).to_have_text("All 59 apps ↓")
+    assert row_numbers(first) == [str(n) for n in range(1, 50)]
+    expect(last.locator("[data-pager-summary]")).to_have_text("50–59 of 59 apps")
+    assert row_numbers(last) == [str(n) for n in range(50, 60)]
+
+    # Restored at the end of the tab bar: it joins the last page's rows only.
+    owner_page.get_by_role("button", name="Restore “App 2”").click()
+    restored = last.locator("[data-app-rows] tr").last
+    expect(restored).to_contain_text("App 2")
+    expect(last.locator("[data-pager-summary]")).to_have_text("50–60 of 60 apps")
+    assert row_numbers(last) == [str(n) for n in range(50, 61)]
+    expect(first.locator("[data-pager-summary]")).to_have_text("1–49 of 60 apps")
+    expect(first.locator("[data-app-rows] tr")).to_have_count(49)
+    shoot(last, "layout-room-60-apps-live-last-page.png", full_page=False)
+    for page in (first, last, owner_page):
+        page.context.close()
