@@ -68,28 +68,30 @@ def snapshot_refusal(store, sha) -> str:
     return refused.value.message
 
 
-def test_a_tree_entry_naming_a_blob_as_a_folder_is_no_snapshot():
-    store, sha = commit_with(b"m", {b"a.txt": b"hello\n"})
+def with_entry(store, sha, name: bytes, mode: int, target: bytes) -> bytes:
+    """The commit `sha` again, its tree given one more entry (`name`, `mode`) naming `target`."""
     tree = store[store[sha].tree]
-    blob_sha = tree[b"a.txt"][1]
-    tree.add(b"src", 0o040000, blob_sha)  # a folder entry that names a file
+    tree.add(name, mode, target)
     store.add_object(tree)
     commit = store[sha]
     commit.tree = tree.id
     store.add_object(commit)
-    assert snapshot_refusal(store, commit.id) == f"src/: {blob_sha.decode()} is not a tree"
+    return commit.id
+
+
+def test_a_tree_entry_naming_a_blob_as_a_folder_is_no_snapshot():
+    store, sha = commit_with(b"m", {b"a.txt": b"hello\n"})
+    blob_sha = store[store[sha].tree][b"a.txt"][1]
+    bad = with_entry(store, sha, b"src", 0o040000, blob_sha)  # a folder entry that names a file
+    assert snapshot_refusal(store, bad) == f"src/: {blob_sha.decode()} is not a tree"
 
 
 def test_a_tree_entry_naming_a_tree_as_a_file_is_no_snapshot():
     store, sha = commit_with(b"m", {b"a.txt": b"hello\n"})
-    tree = store[store[sha].tree]
-    old_tree = tree.id
-    tree.add(b"b.txt", 0o100644, old_tree)  # a file entry that names a tree (its own old self)
-    store.add_object(tree)
-    commit = store[sha]
-    commit.tree = tree.id
-    store.add_object(commit)
-    assert snapshot_refusal(store, commit.id) == f"b.txt: {old_tree.decode()} is not a file"
+    old_tree = store[sha].tree
+    # A file entry that names a tree (the commit's own tree, before the entry).
+    bad = with_entry(store, sha, b"b.txt", 0o100644, old_tree)
+    assert snapshot_refusal(store, bad) == f"b.txt: {old_tree.decode()} is not a file"
 
 
 def test_a_file_over_the_per_file_limit_is_no_snapshot():
