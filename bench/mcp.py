@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 from bench.propose import manage  # noqa: E402
 from tests.servers import start_uvicorn, stop_process  # noqa: E402
 
+PATH = "/api/v1/external-mcp"
 HEADERS = {
     "content-type": "application/json",
     "accept": "application/json, text/event-stream",
@@ -210,7 +211,7 @@ def main():
     token, room_id = seed["agent_tokens"]["write"], seed["room_id"]
 
     servers = {
-        "osfoundry": start("osfoundry.asgi:application", [], env, "/api/v1/external-mcp"),
+        "osfoundry": start("osfoundry.asgi:application", [], env, PATH),
         "reference": start("bench.mcp_reference_server:create_app", ["--factory"], env, "/mcp"),
         "floor": start("bench.mcp:floor_app", ["--lifespan", "off"], env, "/"),
     }

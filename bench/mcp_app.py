@@ -28,17 +28,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.mcp import HEADERS, PATH  # noqa: E402
 from bench.propose import manage  # noqa: E402
-
-PATH = "/api/v1/external-mcp"
 
 
 def scope_for(body: bytes, token: str) -> dict:
+    """The ASGI scope of bench/mcp.py's POST of `body` (its headers) to the endpoint."""
     headers = {
         "host": "127.0.0.1:8000",
-        "content-type": "application/json",
-        "accept": "application/json, text/event-stream",
-        "mcp-protocol-version": "2025-11-25",
+        **HEADERS,
         "authorization": f"Bearer {token}",
         "content-length": str(len(body)),
     }
